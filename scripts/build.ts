@@ -1,0 +1,51 @@
+// `bun run build` compiles svc into one executable: dist/svc for this machine, or
+// `bun run build --target all` for every release platform (dist/svc-<platform>[.exe]).
+import { parseArgs } from "node:util";
+
+const platforms = {
+  "linux-x64": "bun-linux-x64",
+  "linux-arm64": "bun-linux-arm64",
+  "darwin-arm64": "bun-darwin-arm64",
+  "windows-x64": "bun-windows-x64",
+} as const;
+type Platform = keyof typeof platforms;
+
+// Optional codecs that audio-decode imports only when present.
+const externals = ["@audio/decode-ape"];
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { target: { type: "string" }, outfile: { type: "string" } },
+});
+
+async function compile(target: Platform | undefined, outfile: string): Promise<void> {
+  const args = [
+    "build",
+    "src/main.ts",
+    "--compile",
+    "--minify-syntax",
+    "--minify-whitespace",
+    // A binary must behave the same wherever it is started: no .env or bunfig.toml from the cwd.
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    ...externals.map((name) => `--external=${name}`),
+    `--outfile=${outfile}`,
+  ];
+  if (target) args.push(`--target=${platforms[target]}`);
+  const started = performance.now();
+  const proc = Bun.spawn([process.execPath, ...args], { stdout: "inherit", stderr: "inherit" });
+  if ((await proc.exited) !== 0) throw new Error(`bun build failed for ${target ?? "this machine"}`);
+  console.log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);
+}
+
+const requested = values.target;
+if (requested === "all") {
+  for (const platform of Object.keys(platforms) as Platform[]) {
+    await compile(platform, `dist/svc-${platform}${platform.startsWith("windows") ? ".exe" : ""}`);
+  }
+} else if (requested && !(requested in platforms)) {
+  console.error(`unknown target ${requested}; use one of ${Object.keys(platforms).join(", ")} or all`);
+  process.exit(2);
+} else {
+  await compile(requested as Platform | undefined, values.outfile ?? "dist/svc");
+}

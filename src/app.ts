@@ -1,0 +1,48 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { Database } from "./db/database.ts";
+import { AppError } from "./errors.ts";
+import type { EventBus } from "./events.ts";
+import { renderError, renderNotFound } from "./http/errors.ts";
+import { guards } from "./http/guards.ts";
+import { requestContext } from "./http/request-context.ts";
+import type { AppEnv } from "./http/types.ts";
+import type { Logger } from "./logger.ts";
+import { createEventsRoutes } from "./routes/events.ts";
+import { createHealthRoutes } from "./routes/health.ts";
+
+export interface AppDeps {
+  db: Database;
+  events: EventBus;
+  logger: Logger;
+  version: string;
+  trustedOrigins: ReadonlySet<string>;
+  allowedHosts: readonly string[];
+  maxBodyBytes: number;
+}
+
+/** Builds the HTTP application from its dependencies; does no I/O of its own. */
+export function createApp(deps: AppDeps) {
+  const app = new Hono<AppEnv>();
+  app.use(requestContext(deps.logger));
+  app.use(guards({ trustedOrigins: deps.trustedOrigins, allowedHosts: deps.allowedHosts }));
+  app.use(
+    bodyLimit({
+      maxSize: deps.maxBodyBytes,
+      onError: () => {
+        throw new AppError(
+          413,
+          "payload_too_large",
+          `The request body is larger than ${deps.maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
+        );
+      },
+    }),
+  );
+  app.route("/api/health", createHealthRoutes({ version: deps.version }));
+  app.route("/api/events", createEventsRoutes());
+  app.notFound(renderNotFound);
+  app.onError(renderError);
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

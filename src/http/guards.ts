@@ -1,0 +1,58 @@
+import type { MiddlewareHandler } from "hono";
+import { AppError } from "../errors.ts";
+import { checkHost } from "./host.ts";
+import { isTrustedOrigin } from "./origin.ts";
+import type { AppEnv } from "./types.ts";
+
+export interface GuardOptions {
+  trustedOrigins: ReadonlySet<string>;
+  allowedHosts: readonly string[];
+}
+
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Raises the guard's verdict for one request, or returns when it may proceed. */
+export function assertRequestAllowed(request: Request, options: GuardOptions): void {
+  const headers = request.headers;
+  const host = checkHost(headers.get("host"), options.allowedHosts);
+  if (host === "missing" || host === "malformed") {
+    throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
+  }
+  if (host === "untrusted") {
+    throw new AppError(
+      403,
+      "untrusted_host",
+      `Host "${headers.get("host")}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
+    );
+  }
+  const upgrade = headers.get("upgrade")?.toLowerCase() === "websocket";
+  if (safeMethods.has(request.method) && !upgrade) return;
+  const origin = headers.get("origin");
+  if (origin !== null) {
+    // Repeated Origin headers arrive joined by ", " and never equal a trusted origin.
+    if (!isTrustedOrigin(origin, options.trustedOrigins)) {
+      throw new AppError(
+        403,
+        "untrusted_origin",
+        `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
+      );
+    }
+    return;
+  }
+  // No Origin: a non-browser client, unless fetch metadata says a browser sent it cross-site.
+  const site = headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin" && site !== "none") {
+    throw new AppError(
+      403,
+      "untrusted_origin",
+      `A ${site} browser request without an Origin header was refused.`,
+    );
+  }
+}
+
+export function guards(options: GuardOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    assertRequestAllowed(c.req.raw, options);
+    await next();
+  };
+}

@@ -1,0 +1,179 @@
+import { Database } from "bun:sqlite";
+import { parseArgs } from "node:util";
+import * as v from "valibot";
+import { createApp } from "./app.ts";
+import { backupFile } from "./cli/backup.ts";
+import { healthcheck } from "./cli/healthcheck.ts";
+import { commandHelp, mainHelp } from "./cli/help.ts";
+import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
+import { openDatabase, sqliteVersion } from "./db/database.ts";
+import { runMigrations } from "./db/migrate.ts";
+import { migrations } from "./db/migrations/index.ts";
+import { createEventBus } from "./events.ts";
+import { createEventsSocket } from "./http/events-socket.ts";
+import { createLogger, type Logger } from "./logger.ts";
+import { version } from "./version.ts";
+
+type Env = Record<string, string | undefined>;
+
+function fail(message: string, code = 1): number {
+  process.stderr.write(`svc: ${message}\n`);
+  return code;
+}
+
+function configOrExit(env: Env): Config | number {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    if (error.problems.length === 1) return fail(error.problems[0] ?? "invalid configuration", 2);
+    return fail(`invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join("\n")}`, 2);
+  }
+}
+
+const isLoopback = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].includes(host);
+
+async function serve(env: Env): Promise<number> {
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  const logger = createLogger({
+    level: config.logLevel,
+    format: config.env === "production" ? "json" : "pretty",
+  });
+  let db: ReturnType<typeof openDatabase>;
+  try {
+    db = openDatabase(config.dbPath, { migrations });
+    const applied = runMigrations(db, migrations);
+    if (applied.length > 0) logger.info("database migrated", { applied: applied.map((m) => m.version) });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+  const events = createEventBus((error) => logger.warn("event listener failed", { error }));
+  const app = createApp({
+    db,
+    events,
+    logger,
+    version,
+    trustedOrigins: config.trustedOrigins,
+    allowedHosts: config.allowedHosts,
+    maxBodyBytes: config.maxBodyBytes,
+  });
+  const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
+  const server = Bun.serve({
+    hostname: config.host,
+    port: config.port,
+    fetch: app.fetch,
+    websocket: socket.handler,
+    // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.
+    maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+    idleTimeout: 120,
+  });
+  logger.info("svc listening", {
+    url: `http://${server.hostname}:${server.port}`,
+    version,
+    db: config.dbPath,
+    sqlite: sqliteVersion(db),
+    env: config.env,
+  });
+  if (!isLoopback(config.host)) {
+    logger.warn(
+      `svc has no authentication and is bound to ${config.host}: anyone who can reach port ${server.port} can use it. ` +
+        "Keep it on a private network and put a reverse proxy with authentication and TLS in front of it.",
+    );
+  }
+  return await waitForShutdown(async () => {
+    socket.closeAll();
+    const drained = server.stop(false);
+    const timedOut = await Promise.race([
+      drained.then(() => false),
+      Bun.sleep(config.shutdownTimeoutMs).then(() => true),
+    ]);
+    if (timedOut) {
+      logger.warn("shutdown timeout reached; closing remaining connections");
+      await server.stop(true);
+    }
+    db.close();
+  }, logger);
+}
+
+function waitForShutdown(stop: () => Promise<void>, logger: Logger): Promise<number> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      logger.info("shutting down", { signal });
+      stop().then(
+        () => resolve(0),
+        (error) => {
+          logger.error("shutdown failed", { error });
+          resolve(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => onSignal("SIGTERM"));
+    process.on("SIGINT", () => onSignal("SIGINT"));
+  });
+}
+
+async function runHealthcheck(env: Env): Promise<number> {
+  const result = v.safeParse(v.pick(envSchema, ["HOST", "PORT"]), env);
+  if (!result.success) return fail(result.issues.map((issue) => issue.message).join("; "), 2);
+  return (await healthcheck(result.output.HOST, result.output.PORT)) ? 0 : 1;
+}
+
+function runBackup(env: Env, target: string | undefined): number {
+  if (!target) return fail("usage: svc backup PATH", 2);
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  try {
+    const written = backupFile(config.dbPath, target);
+    process.stdout.write(`backup written to ${written}\n`);
+    return 0;
+  } catch (error) {
+    return fail(`backup failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function printVersion(): number {
+  const sqlite = new Database(":memory:");
+  process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteVersion(sqlite)})\n`);
+  sqlite.close();
+  return 0;
+}
+
+export async function main(argv: string[], env: Env): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    options: { help: { type: "boolean", short: "h" }, version: { type: "boolean", short: "v" } },
+    allowPositionals: true,
+    strict: false,
+  });
+  const [command = "serve", ...rest] = positionals;
+  if (values.version) return printVersion();
+  if (command === "help") {
+    process.stdout.write(`${commandHelp[rest[0] ?? ""] ?? mainHelp}\n`);
+    return 0;
+  }
+  if (values.help) {
+    process.stdout.write(`${(positionals.length > 0 && commandHelp[command]) || mainHelp}\n`);
+    return 0;
+  }
+  switch (command) {
+    case "serve":
+      return serve(env);
+    case "healthcheck":
+      return runHealthcheck(env);
+    case "backup":
+      return runBackup(env, rest[0]);
+    case "version":
+      return printVersion();
+    default:
+      process.stderr.write(`svc: unknown command "${command}"\n\n${mainHelp}\n`);
+      return 2;
+  }
+}
+
+if (import.meta.main) {
+  process.exit(await main(process.argv.slice(2), process.env));
+}

@@ -1,0 +1,41 @@
+import type { Server } from "bun";
+import { Hono } from "hono";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "../http/types.ts";
+
+/** Data Bun keeps on each events socket (see http/events-socket.ts). */
+export interface EventsSocketData {
+  kind: "events";
+  requestId: string;
+}
+
+function isBunServer(value: unknown): value is Server<EventsSocketData> {
+  return (
+    typeof value === "object" && value !== null && "upgrade" in value && typeof value.upgrade === "function"
+  );
+}
+
+/** `GET /api/events` upgrades to a WebSocket; the guards have already checked Host and Origin. */
+export function createEventsRoutes() {
+  return new Hono<AppEnv>().get("/", (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new AppError(
+        426,
+        "upgrade_required",
+        "GET /api/events is a WebSocket: connect with ws://…/api/events.",
+        {
+          headers: { Upgrade: "websocket" },
+        },
+      );
+    }
+    const server = c.env;
+    if (!isBunServer(server)) {
+      throw new AppError(501, "websocket_unavailable", "WebSockets need the Bun server (svc serve).");
+    }
+    if (!server.upgrade(c.req.raw, { data: { kind: "events", requestId: c.get("requestId") } })) {
+      throw new AppError(400, "upgrade_failed", "The WebSocket handshake was invalid.");
+    }
+    // Bun has taken over the socket; this response is never sent.
+    return new Response(null);
+  });
+}

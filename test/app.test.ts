@@ -1,0 +1,177 @@
+import { describe, expect, test } from "bun:test";
+import { Hono } from "hono";
+import { createTestApp } from "./helpers/app.ts";
+
+describe("GET /api/health", () => {
+  test("answers ok with the service name", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/health");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(await res.json()).toEqual({ status: "ok", name: "svc", version: "0.0.0-test" });
+  });
+
+  test("sets a request id, security headers and no CORS header", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/health", { headers: { origin: "https://evil.example" } });
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  test("keeps a well-formed incoming request id and replaces a hostile one", async () => {
+    const { request } = createTestApp();
+    const kept = await request("/api/health", { headers: { "x-request-id": "abc-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("abc-123");
+    const replaced = await request("/api/health", { headers: { "x-request-id": "a\tb<script>" } });
+    expect(replaced.headers.get("x-request-id")).not.toContain("<");
+  });
+
+  test("logs one line per request with method, path, status and duration", async () => {
+    const { request, logs } = createTestApp();
+    await request("/api/health");
+    const lines = logs.filter((line) => line.msg === "request");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: "GET", path: "/api/health", status: 200 });
+    expect(typeof lines[0]?.ms).toBe("number");
+  });
+});
+
+describe("unknown routes", () => {
+  test.each([
+    ["GET", "/api/nope"],
+    ["POST", "/api/nope"],
+    ["DELETE", "/"],
+  ])("%s %s is a 404 envelope", async (method, path) => {
+    const { request } = createTestApp();
+    const res = await request(path, { method });
+    expect(res.status).toBe(404);
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("not_found");
+    expect(body.error.message).toContain(path);
+  });
+});
+
+describe("origin guard", () => {
+  const cases: [string, Record<string, string>, number, string | null][] = [
+    ["POST", {}, 404, null],
+    ["POST", { origin: "http://localhost:5173" }, 404, null],
+    ["PUT", { origin: "http://127.0.0.1" }, 404, null],
+    ["DELETE", { origin: "http://[::1]:4649" }, 404, null],
+    ["PATCH", { origin: "app://svc" }, 404, null],
+    ["POST", { origin: "https://trusted.example" }, 404, null],
+    ["POST", { origin: "null" }, 403, "untrusted_origin"],
+    ["POST", { origin: "http://evil.com" }, 403, "untrusted_origin"],
+    ["PUT", { origin: "http://localhost.evil.com" }, 403, "untrusted_origin"],
+    ["DELETE", { origin: "http://127.0.0.1.nip.io" }, 403, "untrusted_origin"],
+    ["PATCH", { origin: "http://localhost@evil.com" }, 403, "untrusted_origin"],
+    ["POST", { origin: "not a url" }, 403, "untrusted_origin"],
+    ["POST", { origin: "http://localhost, http://evil.com" }, 403, "untrusted_origin"],
+    ["POST", { "sec-fetch-site": "cross-site" }, 403, "untrusted_origin"],
+    ["POST", { "sec-fetch-site": "same-site" }, 403, "untrusted_origin"],
+    ["POST", { "sec-fetch-site": "same-origin" }, 404, null],
+    ["GET", { origin: "http://evil.com" }, 200, null],
+    ["HEAD", { origin: "http://evil.com" }, 200, null],
+    ["OPTIONS", { origin: "http://evil.com" }, 404, null],
+  ];
+  test.each(cases)("%s with %j → %d", async (method, headers, status, code) => {
+    const { request } = createTestApp({ trustedOrigins: ["https://trusted.example"] });
+    const path = method === "GET" || method === "HEAD" ? "/api/health" : "/api/nope";
+    const res = await request(path, { method, headers });
+    expect(res.status).toBe(status);
+    if (code) expect(((await res.json()) as { error: { code: string } }).error.code).toBe(code);
+  });
+
+  test("a WebSocket upgrade from an untrusted origin is refused before routing", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/events", {
+      headers: { upgrade: "websocket", connection: "Upgrade", origin: "http://evil.com" },
+    });
+    expect(res.status).toBe(403);
+  });
+
+  test("GET /api/events without an upgrade asks for one", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/events");
+    expect(res.status).toBe(426);
+  });
+});
+
+describe("host guard", () => {
+  const cases: [string | null, number, string | null][] = [
+    ["localhost", 200, null],
+    ["localhost:4649", 200, null],
+    ["127.0.0.1:4649", 200, null],
+    ["[::1]:4649", 200, null],
+    ["192.168.1.5:4649", 200, null],
+    ["svc.lan:4649", 200, null],
+    ["evil.com", 403, "untrusted_host"],
+    ["rebind.attacker.example:4649", 403, "untrusted_host"],
+    ["localhost.evil.com", 403, "untrusted_host"],
+    ["evil.com@localhost", 400, "invalid_host"],
+    ["localhost/x", 400, "invalid_host"],
+    ["127.1", 400, "invalid_host"],
+  ];
+  test.each(cases)("Host %p → %d", async (host, status, code) => {
+    const { request } = createTestApp({ allowedHosts: ["svc.lan"] });
+    const res = await request("/api/health", { headers: host === null ? {} : { host } });
+    expect(res.status).toBe(status);
+    if (code) {
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe(code);
+      if (code === "untrusted_host") expect(body.error.message).toContain("SVC_ALLOWED_HOSTS");
+    }
+  });
+
+  test("a request without a Host header is a 400", async () => {
+    const { app } = createTestApp();
+    const res = await app.request("/api/health");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_host");
+  });
+});
+
+describe("request body limit", () => {
+  test("a body over SVC_MAX_BODY_SIZE is 413 payload_too_large", async () => {
+    const { request } = createTestApp({ maxBodyBytes: 2048 });
+    const res = await request("/api/nope", { method: "POST", body: "x".repeat(4096) });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+  });
+
+  test("a streamed body without Content-Length is cut off too", async () => {
+    const { request } = createTestApp({ maxBodyBytes: 2048 });
+    const body = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 8; i++) controller.enqueue(new Uint8Array(1024));
+        controller.close();
+      },
+    });
+    const res = await request("/api/nope", { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+});
+
+describe("unexpected errors", () => {
+  test("become 500 internal with the request id, logged, without a stack", async () => {
+    const { app, request, logs } = createTestApp();
+    app.route(
+      "/api/boom",
+      new Hono().get("/", () => {
+        throw new Error("secret internals at /home/user/file.ts:12");
+      }),
+    );
+    const res = await request("/api/boom");
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain("secret internals");
+    const body = JSON.parse(text) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("internal");
+    const requestId = res.headers.get("x-request-id") ?? "missing";
+    expect(body.error.message).toContain(requestId);
+    const logged = logs.find((line) => line.msg === "unhandled error");
+    expect(logged?.requestId).toBe(requestId);
+    expect(JSON.stringify(logged)).toContain("secret internals");
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, test } from "bun:test";
+import { resolve } from "node:path";
+import { ConfigError, loadConfig, parseByteSize } from "../src/config.ts";
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("loadConfig", () => {
+  test("applies the documented defaults", () => {
+    const config = loadConfig({ SVC_DB_PATH: "/tmp/x/svc.db" });
+    expect(config).toMatchObject({
+      dbPath: "/tmp/x/svc.db",
+      port: 4649,
+      host: "0.0.0.0",
+      env: "production",
+      doNotTrack: false,
+      logLevel: "info",
+      maxBodyBytes: 64 * 1024 * 1024,
+      shutdownTimeoutMs: 10_000,
+      pluginsDir: "/tmp/x/plugins",
+      modelsDir: "/tmp/x/models",
+      npmRegistry: "https://registry.npmjs.org",
+    });
+    expect([...config.trustedOrigins]).toEqual([]);
+    expect(config.allowedHosts).toEqual([]);
+  });
+
+  test("missing SVC_DB_PATH is one problem that says what to set", () => {
+    expect(problems({})).toEqual([
+      "SVC_DB_PATH is required: set it to the database file path, e.g. SVC_DB_PATH=./data/svc.db",
+    ]);
+    expect(problems({ SVC_DB_PATH: "  " })[0]).toContain("SVC_DB_PATH is required");
+  });
+
+  test("resolves a relative database path against the working directory", () => {
+    expect(loadConfig({ SVC_DB_PATH: "data/svc.db" }).dbPath).toBe(resolve("data/svc.db"));
+  });
+
+  test("lists every invalid value at once", () => {
+    const found = problems({
+      SVC_DB_PATH: "/tmp/svc.db",
+      PORT: "http",
+      SVC_ENV: "staging",
+      SVC_LOG_LEVEL: "loud",
+      SVC_MAX_BODY_SIZE: "lots",
+      SVC_TRUSTED_ORIGINS: "https://ok.example,*",
+      SVC_ALLOWED_HOSTS: "http://svc.lan",
+    });
+    expect(found).toHaveLength(6);
+    expect(found.join("\n")).toContain("PORT must be a whole number");
+    expect(found.join("\n")).toContain("SVC_ENV must be production, development or test");
+    expect(found.join("\n")).toContain("SVC_LOG_LEVEL");
+    expect(found.join("\n")).toContain("SVC_MAX_BODY_SIZE");
+    expect(found.join("\n")).toContain("SVC_TRUSTED_ORIGINS entries must be origins");
+    expect(found.join("\n")).toContain("SVC_ALLOWED_HOSTS");
+  });
+
+  test("PORT outside 0..65535 is refused", () => {
+    expect(problems({ SVC_DB_PATH: "/tmp/a.db", PORT: "70000" })).toEqual(["PORT must be at most 65535"]);
+  });
+
+  test("parses lists, sizes and flags", () => {
+    const config = loadConfig({
+      SVC_DB_PATH: "/tmp/a.db",
+      PORT: "8080",
+      SVC_TRUSTED_ORIGINS: " https://Dictation.Example.com , app://svc ",
+      SVC_ALLOWED_HOSTS: "SVC.lan, .example.com",
+      SVC_MAX_BODY_SIZE: "10mb",
+      DO_NOT_TRACK: "1",
+      SVC_PLUGINS_DIR: "/opt/plugins",
+    });
+    expect(config.port).toBe(8080);
+    expect([...config.trustedOrigins]).toEqual(["https://dictation.example.com", "app://svc"]);
+    expect(config.allowedHosts).toEqual(["svc.lan", ".example.com"]);
+    expect(config.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(config.doNotTrack).toBe(true);
+    expect(config.pluginsDir).toBe("/opt/plugins");
+  });
+});
+
+describe("parseByteSize", () => {
+  test.each([
+    ["1024", 1024],
+    ["512k", 512 * 1024],
+    ["64MB", 64 * 1024 * 1024],
+    ["1.5g", 1.5 * 1024 ** 3],
+    ["2 MiB", 2 * 1024 * 1024],
+  ])("%p is %p bytes", (text, bytes) => {
+    expect(parseByteSize(text)).toBe(bytes);
+  });
+  test.each(["", "-1", "ten", "5tb", "1e6"])("%p is not a size", (text) => {
+    expect(parseByteSize(text)).toBeUndefined();
+  });
+});

@@ -1,0 +1,61 @@
+import { createApp } from "../../src/app.ts";
+import { type Database, openDatabase } from "../../src/db/database.ts";
+import { runMigrations } from "../../src/db/migrate.ts";
+import { migrations } from "../../src/db/migrations/index.ts";
+import { createEventBus, type ServerEvent } from "../../src/events.ts";
+import { createLogger, type Logger } from "../../src/logger.ts";
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  db: Database;
+  /** Every event published while the test ran. */
+  events: ServerEvent[];
+  /** Log lines written while the test ran (parsed JSON). */
+  logs: Record<string, unknown>[];
+  logger: Logger;
+  /** `app.request` with `Host: localhost` unless the test sets its own headers. */
+  request(path: string, init?: RequestInit): Promise<Response>;
+  json(path: string, method: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+}
+
+export interface TestAppOptions {
+  trustedOrigins?: string[];
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+}
+
+/** A fresh app over a fresh in-memory database, built exactly as main.ts builds it. */
+export function createTestApp(options: TestAppOptions = {}): TestApp {
+  const db = openDatabase(":memory:", { migrations });
+  runMigrations(db, migrations);
+  const events: ServerEvent[] = [];
+  const bus = createEventBus();
+  bus.subscribe((event) => events.push(event));
+  const logs: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: "debug",
+    format: "json",
+    write: (line) => logs.push(JSON.parse(line)),
+  });
+  const app = createApp({
+    db,
+    events: bus,
+    logger,
+    version: "0.0.0-test",
+    trustedOrigins: new Set(options.trustedOrigins ?? []),
+    allowedHosts: options.allowedHosts ?? [],
+    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+  });
+  const request = (path: string, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers);
+    if (!headers.has("host")) headers.set("host", "localhost");
+    return Promise.resolve(app.request(path, { ...init, headers }));
+  };
+  const json = (path: string, method: string, body: unknown, headers: Record<string, string> = {}) =>
+    request(path, {
+      method,
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json", ...headers },
+    });
+  return { app, db, events, logs, logger, request, json };
+}
