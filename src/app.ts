@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { Database } from "./db/database.ts";
 import { AppError } from "./errors.ts";
 import type { EventBus } from "./events.ts";
+import type { ApiDocs } from "./http/api-docs.ts";
 import { renderError, renderNotFound } from "./http/errors.ts";
 import { guards } from "./http/guards.ts";
 import { requestContext } from "./http/request-context.ts";
@@ -19,6 +20,8 @@ export interface AppDeps {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
   maxBodyBytes: number;
+  /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
+  docs: ApiDocs;
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */

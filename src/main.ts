@@ -10,6 +10,7 @@ import { openDatabase, sqliteVersion } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
 import { createEventBus } from "./events.ts";
+import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { version } from "./version.ts";
@@ -57,6 +58,7 @@ async function serve(env: Env): Promise<number> {
     trustedOrigins: config.trustedOrigins,
     allowedHosts: config.allowedHosts,
     maxBodyBytes: config.maxBodyBytes,
+    docs: createApiDocs(),
   });
   const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
   const server = Bun.serve({

@@ -3,6 +3,7 @@ import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
+import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 
 export interface TestApp {
@@ -45,6 +46,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     trustedOrigins: new Set(options.trustedOrigins ?? []),
     allowedHosts: options.allowedHosts ?? [],
     maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    docs: createApiDocs(),
   });
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);

@@ -1,5 +1,7 @@
 import type { Migration } from "../migrate.ts";
 import { settingsMigration } from "./0001-settings.ts";
+import { historyMigration } from "./0002-history.ts";
+import { lexiconMigration } from "./0003-lexicon.ts";
 
 /** Every schema step, in order. A compiled binary cannot glob its sources, so they are listed here. */
-export const migrations: readonly Migration[] = [settingsMigration];
+export const migrations: readonly Migration[] = [settingsMigration, historyMigration, lexiconMigration];

@@ -1,0 +1,108 @@
+import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
+import type { GenericSchema } from "valibot";
+
+/** One documented route. Routes register these beside their handlers with the schemas they validate with. */
+export interface RouteDoc {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  /** Hono-style path: `/api/dictionary/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  params?: GenericSchema;
+  query?: GenericSchema;
+  body?: GenericSchema;
+  /** Non-JSON request bodies (audio, CSV), by content type. */
+  bodyTypes?: string[];
+  responses?: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
+}
+
+export interface ApiDocs {
+  add(...docs: RouteDoc[]): void;
+  readonly routes: readonly RouteDoc[];
+  document(info: { version: string }): Record<string, unknown>;
+}
+
+const errorSchema: JsonSchema = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string" }, message: { type: "string" }, details: {} },
+    },
+  },
+};
+
+function jsonSchema(schema: GenericSchema, mode: "input" | "output"): JsonSchema {
+  // Transforms and custom checks have no JSON Schema form; document the shape and move on.
+  return toJsonSchema(schema, { target: "openapi-3.0", typeMode: mode, errorMode: "ignore" });
+}
+
+function parameters(schema: GenericSchema | undefined, where: "path" | "query") {
+  if (!schema) return [];
+  const converted = jsonSchema(schema, "input") as {
+    properties?: Record<string, JsonSchema>;
+    required?: string[];
+  };
+  return Object.entries(converted.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === "path" || (converted.required ?? []).includes(name),
+    schema: property,
+  }));
+}
+
+export const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, "{$1}");
+
+function operation(doc: RouteDoc) {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(doc.responses ?? { 200: { description: "OK" } })) {
+    const type = response.contentType ?? "application/json";
+    responses[status] = {
+      description: response.description,
+      ...(response.schema ? { content: { [type]: { schema: jsonSchema(response.schema, "output") } } } : {}),
+    };
+  }
+  responses.default = { description: "Error", content: { "application/json": { schema: errorSchema } } };
+  const content: Record<string, unknown> = {};
+  if (doc.body) content["application/json"] = { schema: jsonSchema(doc.body, "input") };
+  for (const type of doc.bodyTypes ?? []) content[type] = { schema: { type: "string", format: "binary" } };
+  return {
+    summary: doc.summary,
+    tags: [doc.tag],
+    ...(doc.description ? { description: doc.description } : {}),
+    parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
+    ...(Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {}),
+    responses,
+  };
+}
+
+export function createApiDocs(): ApiDocs {
+  const routes: RouteDoc[] = [];
+  return {
+    add: (...docs) => {
+      routes.push(...docs);
+    },
+    routes,
+    document({ version }) {
+      const paths: Record<string, Record<string, unknown>> = {};
+      for (const doc of routes) {
+        const path = toOpenApiPath(doc.path);
+        paths[path] ??= {};
+        paths[path][doc.method] = operation(doc);
+      }
+      return {
+        openapi: "3.0.3",
+        info: {
+          title: "svc",
+          version,
+          description:
+            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403).",
+        },
+        paths,
+      };
+    },
+  };
+}
