@@ -1,0 +1,183 @@
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+
+let dir: string;
+let server: RunningServer;
+
+beforeAll(async () => {
+  await compiledBinary();
+  dir = mkdtempSync(join(tmpdir(), "svc-e2e-"));
+  server = await startBinary({ SVC_DB_PATH: join(dir, "data", "svc.db") });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Sends a raw WebSocket handshake and returns the status line, so a refusal is seen as it is. */
+function handshake(port: number, origin?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(
+        [
+          "GET /api/events HTTP/1.1",
+          `Host: 127.0.0.1:${port}`,
+          "Upgrade: websocket",
+          "Connection: Upgrade",
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+          "Sec-WebSocket-Version: 13",
+          ...(origin ? [`Origin: ${origin}`] : []),
+          "",
+          "",
+        ].join("\r\n"),
+      );
+    });
+    socket.once("data", (data) => {
+      resolve(data.toString().split("\r\n")[0] ?? "");
+      socket.destroy();
+    });
+    socket.once("error", reject);
+  });
+}
+
+function firstMessage(url: string, origin?: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(
+      url,
+      origin ? ({ headers: { Origin: origin } } as unknown as string[]) : undefined,
+    );
+    ws.onmessage = (event) => {
+      resolve(JSON.parse(String(event.data)));
+      ws.close();
+    };
+    ws.onerror = () => reject(new Error("websocket error"));
+  });
+}
+
+describe("compiled binary", () => {
+  test("serves GET /api/health", async () => {
+    const res = await fetch(`${server.url}/api/health`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: "ok", name: "svc" });
+  });
+
+  test("logs JSON lines in production, one per request", async () => {
+    await fetch(`${server.url}/api/health?probe=1`);
+    await Bun.sleep(50);
+    expect(server.lines.some((line) => line.msg === "request" && line.path === "/api/health")).toBe(true);
+  });
+
+  test("refuses a WebSocket upgrade from an untrusted origin with 403 and no 101", async () => {
+    expect(await handshake(server.port, "http://evil.com")).toBe("HTTP/1.1 403 Forbidden");
+    expect(await handshake(server.port, "null")).toBe("HTTP/1.1 403 Forbidden");
+  });
+
+  test("upgrades without an Origin or with a trusted one and sends hello", async () => {
+    expect(await handshake(server.port)).toBe("HTTP/1.1 101 Switching Protocols");
+    const ws = `ws://127.0.0.1:${server.port}/api/events`;
+    expect(await firstMessage(ws)).toMatchObject({ type: "hello", name: "svc" });
+    expect(await firstMessage(ws, "http://localhost:5173")).toMatchObject({ type: "hello" });
+  });
+
+  test("svc healthcheck exits 0 against a live server and 1 against nothing", async () => {
+    const ok = await runBinary(["healthcheck"], { HOST: "127.0.0.1", PORT: String(server.port) });
+    expect(ok.code).toBe(0);
+    const closed = await runBinary(["healthcheck"], { HOST: "127.0.0.1", PORT: "1" });
+    expect(closed.code).toBe(1);
+  });
+
+  test("svc backup writes a copy that passes integrity_check while the server runs", async () => {
+    const target = join(dir, "backups", "copy.db");
+    const result = await runBinary(["backup", target], { SVC_DB_PATH: join(dir, "data", "svc.db") });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(target);
+    const copy = new Database(target, { readonly: true });
+    expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+    expect(copy.query("SELECT count(*) AS n FROM schema_migrations").get()).toMatchObject({
+      n: expect.any(Number),
+    });
+    copy.close();
+    const again = await runBinary(["backup", target], { SVC_DB_PATH: join(dir, "data", "svc.db") });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain("already exists");
+  });
+
+  test("svc version and --help answer without a database", async () => {
+    const version = await runBinary(["version"], {});
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^svc \d+\.\d+\.\d+ \(bun [\d.]+, sqlite [\d.]+\)/);
+    const help = await runBinary(["backup", "--help"], {});
+    expect(help.stdout).toContain("VACUUM INTO");
+  });
+});
+
+describe("compiled binary start-up failures", () => {
+  test("without SVC_DB_PATH it exits non-zero, says what to set and binds nothing", async () => {
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const result = await runBinary([], { HOST: "127.0.0.1", PORT: String(port) });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("SVC_DB_PATH is required");
+    expect(result.stdout).not.toContain("listening");
+    await expect(fetch(`http://127.0.0.1:${port}/api/health`)).rejects.toThrow();
+  });
+
+  test("ignores .env and bunfig.toml in its working directory", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "svc-cwd-"));
+    writeFileSync(join(cwd, ".env"), `SVC_DB_PATH=${join(cwd, "from-dotenv.db")}\n`);
+    writeFileSync(join(cwd, "bunfig.toml"), 'preload = ["./evil.ts"]\n');
+    writeFileSync(join(cwd, "evil.ts"), 'console.log("PRELOADED");\n');
+    const result = await runBinary([], { HOST: "127.0.0.1", PORT: "0" }, cwd);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("SVC_DB_PATH is required");
+    expect(result.stdout + result.stderr).not.toContain("PRELOADED");
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  test("lists every invalid setting and exits 2", async () => {
+    const result = await runBinary([], { SVC_DB_PATH: "/tmp/x.db", PORT: "abc", SVC_LOG_LEVEL: "loud" });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("PORT must be a whole number");
+    expect(result.stderr).toContain("SVC_LOG_LEVEL");
+  });
+
+  test("refuses a database written by a newer svc without touching it", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "svc-newer-")), "svc.db");
+    const db = new Database(path, { create: true });
+    db.run("PRAGMA user_version = 9999");
+    db.close();
+    const before = await Bun.file(path).bytes();
+    const result = await runBinary([], { SVC_DB_PATH: path, HOST: "127.0.0.1", PORT: "0" });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("newer svc");
+    expect(await Bun.file(path).bytes()).toEqual(before);
+  });
+});
+
+describe("compiled binary shutdown", () => {
+  test("SIGTERM closes cleanly with exit code 0", async () => {
+    const own = await startBinary({ SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-term-")), "svc.db") });
+    expect((await fetch(`${own.url}/api/health`)).status).toBe(200);
+    expect(await own.stop("SIGTERM")).toBe(0);
+    expect(own.lines.some((line) => line.msg === "shutting down")).toBe(true);
+  });
+
+  test("SIGINT closes cleanly too, with an events client connected", async () => {
+    const own = await startBinary({ SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-int-")), "svc.db") });
+    const ws = new WebSocket(`ws://127.0.0.1:${own.port}/api/events`);
+    const closed = new Promise<number>((resolve) => {
+      ws.onclose = (event) => resolve(event.code);
+    });
+    await new Promise((resolve) => {
+      ws.onmessage = resolve;
+    });
+    expect(await own.stop("SIGINT")).toBe(0);
+    expect(await closed).toBe(1001);
+  });
+});
