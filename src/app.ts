@@ -9,10 +9,13 @@ import { guards } from "./http/guards.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
-import { createEventsRoutes } from "./routes/events.ts";
-import { createHealthRoutes } from "./routes/health.ts";
+import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
+import { createHealthRoutes, healthDocs } from "./routes/health.ts";
+import { createHistoryRoutes } from "./routes/history.ts";
+import { createSettingsRoutes } from "./routes/settings.ts";
+import type { Services } from "./services.ts";
 
-export interface AppDeps {
+export interface AppDeps extends Services {
   db: Database;
   events: EventBus;
   logger: Logger;
@@ -43,6 +46,9 @@ export function createApp(deps: AppDeps) {
   );
   app.route("/api/health", createHealthRoutes({ version: deps.version }));
   app.route("/api/events", createEventsRoutes());
+  deps.docs.add(healthDocs, eventsDocs);
+  app.route("/api/settings", createSettingsRoutes(deps));
+  app.route("/api/history", createHistoryRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);
   return app;

@@ -13,6 +13,7 @@ import { createEventBus } from "./events.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createServices } from "./services.ts";
 import { version } from "./version.ts";
 
 type Env = Record<string, string | undefined>;
@@ -50,7 +51,10 @@ async function serve(env: Env): Promise<number> {
     return fail(error instanceof Error ? error.message : String(error));
   }
   const events = createEventBus((error) => logger.warn("event listener failed", { error }));
+  const services = createServices(db, events, logger);
+  services.history.startRetention();
   const app = createApp({
+    ...services,
     db,
     events,
     logger,
@@ -84,6 +88,7 @@ async function serve(env: Env): Promise<number> {
     );
   }
   return await waitForShutdown(async () => {
+    services.history.stopRetention();
     socket.closeAll();
     const drained = server.stop(false);
     const timedOut = await Promise.race([

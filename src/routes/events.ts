@@ -1,7 +1,18 @@
 import type { Server } from "bun";
 import { Hono } from "hono";
 import { AppError } from "../errors.ts";
+import type { RouteDoc } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
+
+export const eventsDocs: RouteDoc = {
+  method: "get",
+  path: "/api/events",
+  tag: "Server",
+  summary: "Event stream (WebSocket)",
+  description:
+    'Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","value":"en","time":"..."}, {"type":"history.created","id":1,...}. Secret values are never sent. Without an upgrade the route answers 426.',
+  responses: { 101: { description: "Switching to the WebSocket protocol" } },
+};
 
 /** Data Bun keeps on each events socket (see http/events-socket.ts). */
 export interface EventsSocketData {

@@ -5,6 +5,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
+import { createServices, type Services } from "../../src/services.ts";
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -14,6 +15,7 @@ export interface TestApp {
   /** Log lines written while the test ran (parsed JSON). */
   logs: Record<string, unknown>[];
   logger: Logger;
+  services: Services;
   /** `app.request` with `Host: localhost` unless the test sets its own headers. */
   request(path: string, init?: RequestInit): Promise<Response>;
   json(path: string, method: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -38,7 +40,9 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     format: "json",
     write: (line) => logs.push(JSON.parse(line)),
   });
+  const services = createServices(db, bus, logger);
   const app = createApp({
+    ...services,
     db,
     events: bus,
     logger,
@@ -59,5 +63,5 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, logs, logger, request, json };
+  return { app, db, events, logs, logger, services, request, json };
 }

@@ -1,0 +1,115 @@
+import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { ApiDocs } from "../http/api-docs.ts";
+import type { AppEnv } from "../http/types.ts";
+import { parseOrThrow, readJson } from "../http/validate.ts";
+import { type SettingDef, settingKeys, settingsCatalog } from "../settings/catalog.ts";
+import type { SettingsService } from "../settings/service.ts";
+import { secretMask } from "../settings/service.ts";
+
+const keyParams = v.object({
+  key: v.pipe(v.string(), v.minLength(1), v.maxLength(100, "key must be at most 100 characters")),
+});
+const putBody = v.object({ value: v.unknown() });
+
+const viewSchema = v.object({
+  key: v.string(),
+  value: v.unknown(),
+  isDefault: v.boolean(),
+  updatedAt: v.nullable(v.string()),
+  known: v.boolean(),
+  secret: v.boolean(),
+});
+
+const catalogEntrySchema = v.object({
+  key: v.string(),
+  description: v.string(),
+  default: v.unknown(),
+  secret: v.boolean(),
+  schema: v.record(v.string(), v.unknown()),
+});
+
+function describeCatalog() {
+  return settingKeys.map((key) => {
+    const def = settingsCatalog[key] as SettingDef;
+    const schema: JsonSchema = toJsonSchema(def.schema, { target: "openapi-3.0", errorMode: "ignore" });
+    return {
+      key,
+      description: def.description,
+      default: def.secret ? secretMask(false) : def.default,
+      secret: def.secret === true,
+      schema,
+    };
+  });
+}
+
+export function createSettingsRoutes(deps: { settings: SettingsService; docs: ApiDocs }) {
+  const { settings } = deps;
+  const catalog = describeCatalog();
+  deps.docs.add(
+    {
+      method: "get",
+      path: "/api/settings",
+      tag: "Settings",
+      summary: "All settings",
+      description:
+        'Every known setting (its stored value or default) and every stored client preference. Secret settings read as {"set": true|false}.',
+      responses: { 200: { description: "Map of key to value", schema: v.record(v.string(), v.unknown()) } },
+    },
+    {
+      method: "get",
+      path: "/api/settings/schema",
+      tag: "Settings",
+      summary: "Catalog of known settings",
+      description:
+        "Each known key with its description, default, secret flag and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
+      responses: {
+        200: { description: "The catalog", schema: v.object({ items: v.array(catalogEntrySchema) }) },
+      },
+    },
+    {
+      method: "get",
+      path: "/api/settings/:key",
+      tag: "Settings",
+      summary: "One setting",
+      params: keyParams,
+      responses: { 200: { description: "The setting", schema: viewSchema } },
+    },
+    {
+      method: "put",
+      path: "/api/settings/:key",
+      tag: "Settings",
+      summary: "Set a setting",
+      description:
+        'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
+      params: keyParams,
+      body: putBody,
+      responses: { 200: { description: "The stored setting", schema: viewSchema } },
+    },
+    {
+      method: "delete",
+      path: "/api/settings/:key",
+      tag: "Settings",
+      summary: "Reset a setting to its default, or delete a client preference",
+      params: keyParams,
+      responses: { 204: { description: "Reset or deleted" } },
+    },
+  );
+
+  const keyOf = (params: unknown) => parseOrThrow(keyParams, params, "invalid_request", "path").key;
+
+  return new Hono<AppEnv>()
+    .get("/", (c) => c.json(settings.list()))
+    .get("/schema", (c) => c.json({ items: catalog }))
+    .get("/:key", (c) => c.json(settings.view(keyOf(c.req.param()))))
+    .put("/:key", async (c) => {
+      const key = keyOf(c.req.param());
+      const body = await readJson(c, putBody);
+      return c.json(settings.set(key, body.value));
+    })
+    .delete("/:key", (c) => {
+      settings.reset(keyOf(c.req.param()));
+      return c.body(null, 204);
+    });
+}

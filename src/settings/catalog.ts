@@ -1,0 +1,172 @@
+import * as v from "valibot";
+
+/** A known setting: how its value is checked, what it is when unset, and what it does. */
+export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
+  schema: S;
+  default: v.InferOutput<S>;
+  description: string;
+  /** Secret values (API keys) are stored but never returned, exported or published. */
+  secret?: boolean;
+}
+
+const define = <S extends v.GenericSchema>(def: SettingDef<S>): SettingDef<S> => def;
+
+const specifier = v.pipe(v.string(), v.trim(), v.minLength(1, "a plugin specifier must not be empty"));
+// valibot's record() accepts arrays (and copies them into objects), so arrays are refused first.
+const pluginOptions = v.pipe(
+  v.custom<Record<string, unknown>>(
+    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+    "plugin options must be an object",
+  ),
+  v.record(v.string(), v.unknown()),
+);
+const pluginEntry = v.union(
+  [specifier, v.strictTuple([specifier, pluginOptions])],
+  'each entry must be a package name or a ["package-name", {options}] pair',
+);
+
+const httpUrl = v.pipe(
+  v.string(),
+  v.trim(),
+  v.maxLength(2048, "the URL must be at most 2048 characters"),
+  v.url("must be an http:// or https:// URL"),
+  v.check((url) => /^https?:\/\//i.test(url), "must be an http:// or https:// URL"),
+);
+const optionalText = (max: number) =>
+  v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max)));
+const whole = (min: number, max: number) =>
+  v.pipe(
+    v.number("must be a number"),
+    v.integer("must be a whole number"),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+const secretText = v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(4096)));
+
+/** Every setting svc itself reads. Other keys are opaque client preferences (see service.ts). */
+export const settingsCatalog = {
+  plugins: define({
+    schema: v.pipe(v.array(pluginEntry), v.maxLength(200)),
+    default: [],
+    description: 'Plugins to load: package names, or ["package-name", {options}] pairs.',
+  }),
+  disabled_plugins: define({
+    schema: v.pipe(v.array(specifier), v.maxLength(200)),
+    default: [],
+    description: "Package names of installed plugins that are switched off.",
+  }),
+  language: define({
+    schema: v.pipe(
+      v.string(),
+      v.trim(),
+      v.toLowerCase(),
+      v.regex(/^(?:auto|[a-z]{2,3}(?:-[a-z0-9]{2,8})?)$/, 'must be "auto" or an ISO 639 code such as "en"'),
+    ),
+    default: "auto",
+    description: 'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br").',
+  }),
+  stt_engine: define({
+    schema: v.picklist(["whisper", "sphinx", "remote"], 'must be "whisper", "sphinx" or "remote"'),
+    default: "whisper",
+    description: "Speech engine: embedded whisper, embedded sphinx, or a remote OpenAI-compatible server.",
+  }),
+  stt_model: define({
+    schema: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+    default: "base",
+    description: 'Model of the embedded engine, e.g. "tiny", "base", "small" or "large-v3-turbo".',
+  }),
+  cleanup_mode: define({
+    schema: v.picklist(["off", "basic", "llm"], 'must be "off", "basic" or "llm"'),
+    default: "basic",
+    description: "Text cleanup: off, basic (deterministic), or llm (deterministic, then an LLM pass).",
+  }),
+  filler_words: define({
+    schema: v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(50))), v.maxLength(500)),
+    default: [],
+    description: "Extra filler words or phrases that basic cleanup removes, beside the built-in ones.",
+  }),
+  history_paused: define({
+    schema: v.boolean("must be true or false"),
+    default: false,
+    description: "When true, new dictations are not written to history.",
+  }),
+  history_retention_days: define({
+    schema: v.nullable(whole(1, 3650)),
+    default: null,
+    description: "Delete history older than this many days (checked on change and daily); null keeps it all.",
+  }),
+  llm_base_url: define({
+    schema: v.nullable(httpUrl),
+    default: null,
+    description: "Base URL of an OpenAI-compatible chat API for llm cleanup, e.g. http://localhost:11434/v1.",
+  }),
+  llm_model: define({
+    schema: optionalText(200),
+    default: null,
+    description: "Chat model used for llm cleanup.",
+  }),
+  llm_api_key: define({
+    schema: secretText,
+    default: null,
+    description: "API key for the llm cleanup endpoint. Write-only.",
+    secret: true,
+  }),
+  llm_timeout_ms: define({
+    schema: whole(500, 120_000),
+    default: 15_000,
+    description: "Time allowed for the llm cleanup call before the deterministic text is used.",
+  }),
+  remote_stt_base_url: define({
+    schema: v.nullable(httpUrl),
+    default: null,
+    description: "Base URL of an OpenAI-compatible transcription API (stt_engine remote).",
+  }),
+  remote_stt_model: define({
+    schema: optionalText(200),
+    default: null,
+    description: 'Model name sent to the remote transcription API, e.g. "whisper-1".',
+  }),
+  remote_stt_api_key: define({
+    schema: secretText,
+    default: null,
+    description: "API key for the remote transcription API. Write-only.",
+    secret: true,
+  }),
+  remote_stt_timeout_ms: define({
+    schema: whole(1000, 600_000),
+    default: 60_000,
+    description: "Time allowed for one remote transcription request.",
+  }),
+  max_audio_seconds: define({
+    schema: whole(1, 3600),
+    default: 600,
+    description: "Longest recording accepted for transcription; longer audio is refused with 413.",
+  }),
+  audio_ctx_scaling: define({
+    schema: v.boolean("must be true or false"),
+    default: true,
+    description: "Shrink whisper's audio context to the clip length: much faster on short dictations.",
+  }),
+  whisper_threads: define({
+    schema: v.nullable(whole(1, 256)),
+    default: null,
+    description: "CPU threads for the embedded whisper engine; null picks one per core, up to a limit.",
+  }),
+  hook_timeout_ms: define({
+    schema: whole(50, 60_000),
+    default: 5000,
+    description: "Time a plugin hook may take before it is skipped and the text moves on.",
+  }),
+} as const;
+
+export type SettingsCatalog = typeof settingsCatalog;
+export type SettingKey = keyof SettingsCatalog;
+export type SettingValue<K extends SettingKey> = v.InferOutput<SettingsCatalog[K]["schema"]>;
+export type SettingValues = { [K in SettingKey]: SettingValue<K> };
+
+export const settingKeys = Object.keys(settingsCatalog) as SettingKey[];
+
+export const isKnownSetting = (key: string): key is SettingKey => Object.hasOwn(settingsCatalog, key);
+
+export const isSecretSetting = (key: string): boolean =>
+  isKnownSetting(key) && (settingsCatalog[key] as SettingDef).secret === true;

@@ -1,0 +1,207 @@
+import { describe, expect, test } from "bun:test";
+import { settingKeys, settingsCatalog } from "../../src/settings/catalog.ts";
+import { createTestApp } from "../helpers/app.ts";
+
+type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
+const put = (t: ReturnType<typeof createTestApp>, key: string, value: unknown) =>
+  t.json(`/api/settings/${key}`, "PUT", { value });
+
+describe("GET /api/settings", () => {
+  test("lists every known setting with its default on a fresh database", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/settings");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual([...settingKeys].sort());
+    expect(body.language).toBe("auto");
+    expect(body.plugins).toEqual([]);
+    expect(body.history_paused).toBe(false);
+    expect(body.llm_api_key).toEqual({ set: false });
+  });
+
+  test("includes stored client preferences and masks stored secrets", async () => {
+    const t = createTestApp();
+    await put(t, "console.theme", "dark");
+    await put(t, "llm_api_key", "sk-very-secret");
+    const text = await (await t.request("/api/settings")).text();
+    expect(text).not.toContain("sk-very-secret");
+    const body = JSON.parse(text) as Record<string, unknown>;
+    expect(body["console.theme"]).toBe("dark");
+    expect(body.llm_api_key).toEqual({ set: true });
+  });
+});
+
+describe("GET /api/settings/schema", () => {
+  test("describes every known key with a default, a description and a JSON schema", async () => {
+    const { request } = createTestApp();
+    const body = (await (await request("/api/settings/schema")).json()) as {
+      items: { key: string; description: string; default: unknown; secret: boolean; schema: object }[];
+    };
+    expect(body.items.map((item) => item.key)).toEqual([...settingKeys]);
+    const stt = body.items.find((item) => item.key === "stt_engine");
+    expect(stt?.default).toBe("whisper");
+    expect(stt?.schema).toMatchObject({ enum: ["whisper", "sphinx", "remote"] });
+    expect(body.items.find((item) => item.key === "remote_stt_api_key")?.secret).toBe(true);
+    for (const item of body.items) expect(item.description.length).toBeGreaterThan(10);
+  });
+});
+
+describe("GET /api/settings/:key", () => {
+  test("returns a known setting's default with isDefault", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/settings/cleanup_mode");
+    expect(await res.json()).toEqual({
+      key: "cleanup_mode",
+      value: "basic",
+      isDefault: true,
+      updatedAt: null,
+      known: true,
+      secret: false,
+    });
+  });
+
+  test("404 for a client preference that was never stored", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/settings/console.theme");
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("not_found");
+  });
+
+  test("400 for a key with characters outside the allowed set", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/settings/Bad%20Key");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("invalid_setting_key");
+  });
+});
+
+describe("PUT /api/settings/:key", () => {
+  test("stores a valid value, returns it and publishes settings.changed", async () => {
+    const t = createTestApp();
+    const res = await put(t, "language", " DE ");
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { value: string; isDefault: boolean; updatedAt: string };
+    expect(body.value).toBe("de");
+    expect(body.isDefault).toBe(false);
+    expect(body.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+    expect(t.services.settings.get("language")).toBe("de");
+    expect(t.events).toEqual([
+      expect.objectContaining({ type: "settings.changed", key: "language", value: "de" }),
+    ]);
+  });
+
+  test("accepts the plugins setting in both entry forms", async () => {
+    const t = createTestApp();
+    const value = ["@svc/profanity-filter", ["@acme/other", { preserveCase: false }]];
+    const res = await put(t, "plugins", value);
+    expect(res.status).toBe(200);
+    expect(t.services.settings.get("plugins") as unknown).toEqual(value);
+  });
+
+  test.each([
+    ["plugins", [["@svc/x", []]]],
+    ["plugins", [["@svc/x", {}, "extra"]]],
+    ["plugins", [""]],
+    ["plugins", "@svc/x"],
+    ["stt_engine", "vosk"],
+    ["language", "english"],
+    ["history_paused", "true"],
+    ["history_retention_days", 0],
+    ["history_retention_days", 2.5],
+    ["llm_base_url", "ftp://example.com"],
+    ["llm_timeout_ms", null],
+  ])("400 invalid_setting for %s = %j, naming the key and what is accepted", async (key, value) => {
+    const t = createTestApp();
+    const res = await put(t, key, value);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("invalid_setting");
+    expect(body.error.message).toContain(key);
+    expect(body.error.details?.key).toBe(key);
+    expect(body.error.details?.accepted).toBe(
+      settingsCatalog[key as keyof typeof settingsCatalog].description,
+    );
+    expect(t.events).toHaveLength(0);
+  });
+
+  test("stores an opaque client preference of any JSON type", async () => {
+    const t = createTestApp();
+    const value = { layout: ["a", 1, null], nested: { deep: true } };
+    expect((await put(t, "console:layout", value)).status).toBe(200);
+    const res = await t.request("/api/settings/console:layout");
+    expect(await res.json()).toMatchObject({ key: "console:layout", value, known: false });
+  });
+
+  test("413 for a client preference over 16 KiB", async () => {
+    const t = createTestApp();
+    const res = await put(t, "console.blob", "x".repeat(17 * 1024));
+    expect(res.status).toBe(413);
+  });
+
+  test("413 once 200 client preferences are stored", async () => {
+    const t = createTestApp();
+    for (let i = 0; i < 200; i++) t.services.settings.set(`pref.${i}`, i);
+    const res = await put(t, "pref.one-more", 1);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("too_many_settings");
+    expect((await put(t, "pref.7", 8)).status).toBe(200);
+  });
+
+  test.each([
+    ["a body without value", "{}"],
+    ["malformed JSON", "{value:"],
+  ])("400 for %s", async (_, body) => {
+    const t = createTestApp();
+    const res = await t.request("/api/settings/language", { method: "PUT", body });
+    expect(res.status).toBe(400);
+  });
+
+  test("400 for the reserved key schema", async () => {
+    const t = createTestApp();
+    const res = await put(t, "schema", 1);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("invalid_setting_key");
+  });
+
+  test("never echoes a secret: not in the response, the event, nor a later read", async () => {
+    const t = createTestApp();
+    const res = await put(t, "remote_stt_api_key", "gsk-secret-value");
+    const text = await res.text();
+    expect(text).not.toContain("gsk-secret-value");
+    expect(JSON.parse(text)).toMatchObject({ value: { set: true }, secret: true });
+    expect(JSON.stringify(t.events)).not.toContain("gsk-secret-value");
+    expect(await (await t.request("/api/settings/remote_stt_api_key")).text()).not.toContain("gsk");
+    expect(t.services.settings.get("remote_stt_api_key")).toBe("gsk-secret-value");
+  });
+
+  test("putting back the masked read of a secret is refused, not stored", async () => {
+    const t = createTestApp();
+    await put(t, "llm_api_key", "sk-1");
+    expect((await put(t, "llm_api_key", { set: true })).status).toBe(400);
+    expect(t.services.settings.get("llm_api_key")).toBe("sk-1");
+  });
+});
+
+describe("DELETE /api/settings/:key", () => {
+  test("resets a known setting to its default and publishes the change", async () => {
+    const t = createTestApp();
+    await put(t, "cleanup_mode", "llm");
+    const res = await t.request("/api/settings/cleanup_mode", { method: "DELETE" });
+    expect(res.status).toBe(204);
+    expect(t.services.settings.get("cleanup_mode")).toBe("basic");
+    expect(t.events.at(-1)).toMatchObject({ type: "settings.changed", key: "cleanup_mode", isDefault: true });
+  });
+
+  test("resetting a setting that is already at its default is a quiet 204", async () => {
+    const t = createTestApp();
+    expect((await t.request("/api/settings/language", { method: "DELETE" })).status).toBe(204);
+    expect(t.events).toHaveLength(0);
+  });
+
+  test("deletes a client preference, then 404s", async () => {
+    const t = createTestApp();
+    await put(t, "console.theme", "dark");
+    expect((await t.request("/api/settings/console.theme", { method: "DELETE" })).status).toBe(204);
+    expect(t.events.at(-1)).toMatchObject({ type: "settings.deleted", key: "console.theme" });
+    expect((await t.request("/api/settings/console.theme", { method: "DELETE" })).status).toBe(404);
+  });
+});
