@@ -9,6 +9,7 @@ import { guards } from "./http/guards.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
+import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
 import { createHealthRoutes, healthDocs } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps) {
   deps.docs.add(healthDocs, eventsDocs);
   app.route("/api/settings", createSettingsRoutes(deps));
   app.route("/api/history", createHistoryRoutes(deps));
+  app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);
   return app;

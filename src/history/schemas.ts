@@ -9,6 +9,9 @@ const dateBound = (name: string, endOfDay: boolean) =>
   v.optional(
     v.pipe(
       v.string(),
+      v.description(
+        `${endOfDay ? "Latest" : "Earliest"} creation time, inclusive: a date (whole UTC day) or a date-time with offset.`,
+      ),
       v.check(
         (text) => (isoDate.test(text) || isoDateTime.test(text)) && !Number.isNaN(Date.parse(text)),
         `${name} must be an ISO 8601 date (2025-03-01) or date-time with an offset (2025-03-01T08:00:00Z)`,
@@ -37,9 +40,10 @@ export const historyListQuerySchema = v.pipe(
 );
 export type HistoryListQuery = v.InferOutput<typeof historyListQuerySchema>;
 
-const wholeInRange = (name: string, min: number, max: number, fallback: number) =>
+const wholeInRange = (name: string, min: number, max: number, fallback: number, description: string) =>
   v.pipe(
     v.optional(v.string(), String(fallback)),
+    v.description(description),
     v.regex(/^-?\d{1,4}$/, `${name} must be a whole number`),
     v.transform(Number),
     v.minValue(min, `${name} must be at least ${min}`),
@@ -47,9 +51,14 @@ const wholeInRange = (name: string, min: number, max: number, fallback: number) 
   );
 
 export const historyStatsQuerySchema = v.object({
-  days: wholeInRange("days", 1, 365, 30),
-  /** Minutes east of UTC of the client's day boundaries: `-new Date().getTimezoneOffset()`. */
-  tzOffsetMinutes: wholeInRange("tzOffsetMinutes", -840, 840, 0),
+  days: wholeInRange("days", 1, 365, 30, "Per-day counts for this many days, today included (1-365)."),
+  tzOffsetMinutes: wholeInRange(
+    "tzOffsetMinutes",
+    -840,
+    840,
+    0,
+    "The client's minutes east of UTC, for day boundaries: -new Date().getTimezoneOffset().",
+  ),
 });
 export type HistoryStatsQuery = v.InferOutput<typeof historyStatsQuerySchema>;
 

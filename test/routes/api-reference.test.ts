@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test";
+import { toOpenApiPath } from "../../src/http/api-docs.ts";
+import { createTestApp } from "../helpers/app.ts";
+
+type OpenApi = {
+  openapi: string;
+  info: { title: string; version: string };
+  paths: Record<
+    string,
+    Record<string, { summary: string; tags: string[]; responses: Record<string, unknown> }>
+  >;
+};
+
+describe("OpenAPI coverage", () => {
+  test("documents every /api route the app registers, and nothing it does not", async () => {
+    const { app, request } = createTestApp();
+    const registered = new Set(
+      app.routes
+        .filter((route) => route.method !== "ALL" && route.path.startsWith("/api"))
+        .map((route) => `${route.method.toLowerCase()} ${toOpenApiPath(route.path)}`),
+    );
+    const doc = (await (await request("/api/openapi.json")).json()) as OpenApi;
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        Object.keys(item).map((method) => `${method} ${path}`),
+      ),
+    );
+    expect(registered.size).toBeGreaterThan(10);
+    expect([...registered].filter((route) => !documented.has(route))).toEqual([]);
+    expect([...documented].filter((route) => !registered.has(route))).toEqual([]);
+  });
+});
+
+describe("GET /api/openapi.json", () => {
+  test("is an OpenAPI 3.0 document with the running version and an error schema on every operation", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/openapi.json");
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as OpenApi;
+    expect(doc.openapi).toBe("3.0.3");
+    expect(doc.info.version).toBe("0.0.0-test");
+    for (const item of Object.values(doc.paths)) {
+      for (const op of Object.values(item)) {
+        expect(op.summary.length).toBeGreaterThan(0);
+        expect(op.tags).toHaveLength(1);
+        expect(op.responses.default).toBeDefined();
+      }
+    }
+  });
+
+  test("carries the validation schemas: the history list query and the settings body", async () => {
+    const { request } = createTestApp();
+    const doc = (await (await request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { parameters: { name: string }[]; requestBody?: unknown }>>;
+    };
+    const names = doc.paths["/api/history"]?.get?.parameters.map((p) => p.name);
+    expect(names).toEqual(["limit", "offset", "search", "orderBy", "from", "to"]);
+    expect(doc.paths["/api/settings/{key}"]?.put?.requestBody).toMatchObject({
+      content: { "application/json": { schema: { required: ["value"] } } },
+    });
+  });
+});
+
+describe("GET /api/docs", () => {
+  test("is a self-contained HTML page under a CSP that allows no script and nothing external", async () => {
+    const { request } = createTestApp();
+    const res = await request("/api/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const csp = res.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toContain("script-src");
+    expect(csp).not.toContain("unsafe-inline");
+    const html = await res.text();
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|src=/i);
+    expect(html).not.toMatch(/https?:\/\//);
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? "";
+    const hash = new Bun.CryptoHasher("sha256").update(style).digest("base64");
+    expect(csp).toContain(`'sha256-${hash}'`);
+  });
+
+  test("lists every documented operation with its parameters", async () => {
+    const { request } = createTestApp();
+    const doc = (await (await request("/api/openapi.json")).json()) as OpenApi;
+    const html = await (await request("/api/docs")).text();
+    for (const path of Object.keys(doc.paths)) expect(html).toContain(`<code>${path}</code>`);
+    expect(html).toContain("tzOffsetMinutes");
+    expect(html).toContain("<h2>History</h2>");
+    expect(html).toContain("<h2>Settings</h2>");
+  });
+});
