@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Database } from "./db/database.ts";
+import type { ModelService } from "./dictation/models/service.ts";
 import { AppError } from "./errors.ts";
 import type { EventBus } from "./events.ts";
 import type { ApiDocs } from "./http/api-docs.ts";
@@ -13,6 +14,7 @@ import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
 import { createHealthRoutes, healthDocs } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
+import { createModelsRoutes } from "./routes/models.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
 import type { Services } from "./services.ts";
 
@@ -26,6 +28,8 @@ export interface AppDeps extends Services {
   maxBodyBytes: number;
   /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
   docs: ApiDocs;
+  /** Speech model presets, downloads and the models directory. */
+  models: ModelService;
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
@@ -50,6 +54,7 @@ export function createApp(deps: AppDeps) {
   deps.docs.add(healthDocs, eventsDocs);
   app.route("/api/settings", createSettingsRoutes(deps));
   app.route("/api/history", createHistoryRoutes(deps));
+  app.route("/api/models", createModelsRoutes(deps));
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import * as v from "valibot";
+import { defaultModelBaseUrl } from "./dictation/models/presets.ts";
 import { parseOriginList } from "./http/origin.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */
@@ -94,6 +95,12 @@ export const envSchema = v.object({
     v.optional(v.string(), "https://registry.npmjs.org"),
     v.url("SVC_NPM_REGISTRY must be a URL such as https://registry.npmjs.org"),
   ),
+  SVC_MODEL_BASE_URL: v.pipe(
+    v.optional(v.string(), defaultModelBaseUrl),
+    v.url(
+      "SVC_MODEL_BASE_URL must be a URL whose folder holds the ggml-*.bin files, e.g. https://mirror.lan/whisper",
+    ),
+  ),
 });
 
 export type Config = {
@@ -110,6 +117,8 @@ export type Config = {
   pluginsDir: string;
   modelsDir: string;
   npmRegistry: string;
+  /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
+  modelBaseUrl: string;
 };
 
 /** Thrown with every problem found, so the operator fixes them all at once. */
@@ -144,5 +153,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     pluginsDir: resolve(out.SVC_PLUGINS_DIR?.trim() || join(dataDir, "plugins")),
     modelsDir: resolve(out.SVC_MODELS_DIR?.trim() || join(dataDir, "models")),
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
+    modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
   };
 }

@@ -9,6 +9,8 @@ import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { openDatabase, sqliteVersion } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
+import { createModelService } from "./dictation/models/service.ts";
+import { createModelStore } from "./dictation/models/store.ts";
 import { createEventBus } from "./events.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
@@ -53,8 +55,16 @@ async function serve(env: Env): Promise<number> {
   const events = createEventBus((error) => logger.warn("event listener failed", { error }));
   const services = createServices(db, events, logger);
   services.history.startRetention();
+  const models = createModelService({
+    store: createModelStore({ dir: config.modelsDir }),
+    baseUrl: config.modelBaseUrl,
+    events,
+    logger,
+    activeModel: () => services.settings.get("stt_model"),
+  });
   const app = createApp({
     ...services,
+    models,
     db,
     events,
     logger,
@@ -89,6 +99,8 @@ async function serve(env: Env): Promise<number> {
   }
   return await waitForShutdown(async () => {
     services.history.stopRetention();
+    // Downloads stop with their partial files kept; the next pull resumes them.
+    await models.stop();
     socket.closeAll();
     const drained = server.stop(false);
     const timedOut = await Promise.race([

@@ -72,8 +72,9 @@ export const settingsCatalog = {
   }),
   stt_model: define({
     schema: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
-    default: "base",
-    description: 'Model of the embedded engine, e.g. "tiny", "base", "small" or "large-v3-turbo".',
+    default: "base.en",
+    description:
+      'Model of the embedded engine: a preset such as "base.en", "tiny.en-q5_1" or "base", or an imported model (GET /api/models lists them).',
   }),
   cleanup_mode: define({
     schema: v.picklist(["off", "basic", "llm"], 'must be "off", "basic" or "llm"'),

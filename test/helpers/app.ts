@@ -1,7 +1,13 @@
+import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
+import type { ModelPreset } from "../../src/dictation/models/presets.ts";
+import { createModelService, type ModelService } from "../../src/dictation/models/service.ts";
+import { createModelStore } from "../../src/dictation/models/store.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
@@ -16,6 +22,7 @@ export interface TestApp {
   logs: Record<string, unknown>[];
   logger: Logger;
   services: Services;
+  models: ModelService;
   /** `app.request` with `Host: localhost` unless the test sets its own headers. */
   request(path: string, init?: RequestInit): Promise<Response>;
   json(path: string, method: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -25,6 +32,11 @@ export interface TestAppOptions {
   trustedOrigins?: string[];
   allowedHosts?: string[];
   maxBodyBytes?: number;
+  /** Default: a fresh folder name under the temp directory, created only when a model is written. */
+  modelsDir?: string;
+  modelBaseUrl?: string;
+  /** Presets whose pins match the test's generated files (the real ones cannot be downloaded here). */
+  modelPresets?: readonly ModelPreset[];
 }
 
 /** A fresh app over a fresh in-memory database, built exactly as main.ts builds it. */
@@ -41,8 +53,19 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     write: (line) => logs.push(JSON.parse(line)),
   });
   const services = createServices(db, bus, logger);
+  const models = createModelService({
+    store: createModelStore({
+      dir: options.modelsDir ?? join(tmpdir(), `svc-test-models-${randomUUID()}`),
+      presets: options.modelPresets,
+    }),
+    baseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
+    events: bus,
+    logger,
+    activeModel: () => services.settings.get("stt_model"),
+  });
   const app = createApp({
     ...services,
+    models,
     db,
     events: bus,
     logger,
@@ -63,5 +86,5 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, logs, logger, services, request, json };
+  return { app, db, events, logs, logger, services, models, request, json };
 }

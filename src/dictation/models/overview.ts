@@ -1,0 +1,77 @@
+import { defaultModelId, type ModelPreset } from "./presets.ts";
+import type { DownloadState } from "./service.ts";
+import type { InstalledModel, ModelStore } from "./store.ts";
+
+/** One row of `GET /api/models` and `svc models list`: a preset, an installed custom model, or both. */
+export interface ModelEntry {
+  id: string;
+  file: string;
+  preset: boolean;
+  description: string | null;
+  languages: ModelPreset["languages"] | null;
+  quantization: ModelPreset["quantization"] | null;
+  /** The preset's pinned size, or the installed file's size for a custom model. */
+  sizeBytes: number;
+  sha256: string | null;
+  installed: boolean;
+  active: boolean;
+  /** Bytes of an interrupted download the next pull resumes from. */
+  partialBytes: number;
+  download: DownloadState | null;
+}
+
+export interface ModelsOverview {
+  /** The `stt_model` setting. */
+  active: string;
+  activeInstalled: boolean;
+  defaultModel: string;
+  baseUrl: string;
+  modelsDir: string;
+  models: ModelEntry[];
+  downloads: DownloadState[];
+}
+
+function entry(
+  preset: ModelPreset | undefined,
+  installed: InstalledModel | undefined,
+  context: { store: ModelStore; active: string; downloads: DownloadState[] },
+): ModelEntry {
+  const id = preset?.id ?? installed?.id ?? "";
+  return {
+    id,
+    file: installed?.file ?? preset?.file ?? `ggml-${id}.bin`,
+    preset: preset !== undefined,
+    description: preset?.description ?? null,
+    languages: preset?.languages ?? null,
+    quantization: preset?.quantization ?? null,
+    sizeBytes: preset?.sizeBytes ?? installed?.sizeBytes ?? 0,
+    sha256: preset?.sha256 ?? null,
+    installed: installed !== undefined,
+    active: id === context.active,
+    partialBytes: context.store.partialBytes(id),
+    download: context.downloads.find((download) => download.id === id) ?? null,
+  };
+}
+
+export function describeModels(input: {
+  store: ModelStore;
+  baseUrl: string;
+  active: string;
+  downloads: DownloadState[];
+}): ModelsOverview {
+  const installed = new Map(input.store.listInstalled().map((model) => [model.id, model]));
+  const { presets } = input.store;
+  const models = presets.map((preset) => entry(preset, installed.get(preset.id), input));
+  for (const model of installed.values()) {
+    if (!presets.some((preset) => preset.id === model.id)) models.push(entry(undefined, model, input));
+  }
+  return {
+    active: input.active,
+    activeInstalled: installed.has(input.active),
+    defaultModel: defaultModelId,
+    baseUrl: input.baseUrl,
+    modelsDir: input.store.dir,
+    models,
+    downloads: input.downloads,
+  };
+}

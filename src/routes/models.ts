@@ -1,0 +1,106 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { ModelService } from "../dictation/models/service.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import type { AppEnv } from "../http/types.ts";
+import { parseOrThrow, readQuery } from "../http/validate.ts";
+
+const idParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)) });
+const deleteQuery = v.object({
+  force: v.optional(v.picklist(["true", "false"], 'force must be "true" or "false"'), "false"),
+});
+
+const downloadSchema = v.object({
+  id: v.string(),
+  receivedBytes: v.number(),
+  totalBytes: v.nullable(v.number()),
+  bytesPerSecond: v.number(),
+  resumedFrom: v.number(),
+  percent: v.nullable(v.number()),
+  startedAt: v.string(),
+});
+
+const modelSchema = v.object({
+  id: v.string(),
+  file: v.string(),
+  preset: v.boolean(),
+  description: v.nullable(v.string()),
+  languages: v.nullable(v.picklist(["en", "multilingual"])),
+  quantization: v.nullable(v.picklist(["f16", "q5_1"])),
+  sizeBytes: v.number(),
+  sha256: v.nullable(v.string()),
+  installed: v.boolean(),
+  active: v.boolean(),
+  partialBytes: v.number(),
+  download: v.nullable(downloadSchema),
+});
+
+const overviewSchema = v.object({
+  active: v.string(),
+  activeInstalled: v.boolean(),
+  defaultModel: v.string(),
+  baseUrl: v.string(),
+  modelsDir: v.string(),
+  models: v.array(modelSchema),
+  downloads: v.array(downloadSchema),
+});
+
+const pullSchema = v.object({
+  status: v.picklist(["installed", "downloading"]),
+  joined: v.boolean(),
+  download: v.optional(downloadSchema),
+});
+
+function documentModels(docs: ApiDocs): void {
+  const tag = "Models";
+  docs.add(
+    {
+      method: "get",
+      path: "/api/models",
+      tag,
+      summary: "Speech models: presets, installed files, the active model and running downloads",
+      responses: { 200: { description: "Overview", schema: overviewSchema } },
+    },
+    {
+      method: "post",
+      path: "/api/models/:id/pull",
+      tag,
+      summary: "Download a preset model in the background",
+      description:
+        "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed. An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
+      params: idParams,
+      responses: {
+        200: { description: "Already installed", schema: pullSchema },
+        202: { description: "Downloading", schema: pullSchema },
+      },
+    },
+    {
+      method: "delete",
+      path: "/api/models/:id",
+      tag,
+      summary: "Delete a model, or cancel its download",
+      description:
+        "Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.",
+      params: idParams,
+      query: deleteQuery,
+      responses: { 204: { description: "Deleted" } },
+    },
+  );
+}
+
+export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }) {
+  const { models } = deps;
+  documentModels(deps.docs);
+  const idOf = (params: unknown) => parseOrThrow(idParams, params, "invalid_request", "path").id;
+  return new Hono<AppEnv>()
+    .get("/", (c) => c.json(models.overview()))
+    .post("/:id/pull", (c) => {
+      const { status, joined, download } = models.pull(idOf(c.req.param()));
+      return c.json({ status, joined, download }, status === "installed" ? 200 : 202);
+    })
+    .delete("/:id", async (c) => {
+      const { force } = readQuery(c, deleteQuery);
+      await models.remove(idOf(c.req.param()), { force: force === "true" });
+      return c.body(null, 204);
+    });
+}
