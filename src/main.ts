@@ -5,6 +5,7 @@ import { createApp } from "./app.ts";
 import { backupFile } from "./cli/backup.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
+import { runModelsCommand } from "./cli/models.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { openDatabase, sqliteVersion } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
@@ -154,6 +155,18 @@ function runBackup(env: Env, target: string | undefined): number {
   }
 }
 
+function runModels(env: Env, args: string[]): Promise<number> | number {
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  return runModelsCommand(args, {
+    modelsDir: config.modelsDir,
+    baseUrl: config.modelBaseUrl,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    interrupts: process,
+  });
+}
+
 function printVersion(): number {
   const sqlite = new Database(":memory:");
   process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteVersion(sqlite)})\n`);
@@ -185,6 +198,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runHealthcheck(env);
     case "backup":
       return runBackup(env, rest[0]);
+    case "models":
+      // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
+      return runModels(env, argv.slice(argv.indexOf(command) + 1));
     case "version":
       return printVersion();
     default:

@@ -15,6 +15,7 @@ Environment:
   SVC_SHUTDOWN_TIMEOUT_MS  how long in-flight requests may finish on SIGTERM (default 10000)
   SVC_PLUGINS_DIR          plugins folder (default: plugins/ beside the database)
   SVC_MODELS_DIR           speech models folder (default: models/ beside the database)
+  SVC_MODEL_BASE_URL       where models are downloaded from (default: the whisper.cpp files on Hugging Face)
   DO_NOT_TRACK             accepted for convention; svc never sends telemetry`,
   healthcheck: `Usage: svc healthcheck
 
@@ -23,6 +24,22 @@ answers {"status":"ok"}, 1 otherwise. Used by the container's HEALTHCHECK.`,
   version: `Usage: svc version
 
 Prints the svc version, the Bun runtime and the SQLite library versions.`,
+  models: `Usage: svc models list
+       svc models pull NAME [--url URL [--sha256 HEX] [--size BYTES]]
+       svc models rm NAME
+       svc models import FILE [--name NAME]
+
+Manages the speech models in SVC_MODELS_DIR (default: models/ beside the database).
+
+  list     presets (tiny.en, base.en, small.en, their -q5_1 variants, tiny, base) and imported models
+  pull     downloads a preset from SVC_MODEL_BASE_URL, checks its pinned size and SHA-256 and moves it
+           into place. Ctrl-C keeps what arrived; running the same command again resumes it.
+           --url downloads from another address (for a preset, its pins still apply); for a model
+           that is not a preset give --sha256 (without it only the size and ggml header are checked)
+  rm       deletes a model (and any partial download of it)
+  import   copies a local ggml file in; a file with a preset's name or bytes must match its SHA-256
+
+Select the model the server uses with the stt_model setting (PUT /api/settings/stt_model).`,
   backup: `Usage: svc backup PATH
 
 Writes a consistent copy of the database (SVC_DB_PATH) to PATH with VACUUM INTO. Safe while the
@@ -37,6 +54,7 @@ Commands:
   serve          start the server (default)
   healthcheck    exit 0 when the server on HOST:PORT is healthy
   backup PATH    write a consistent copy of the database
+  models         list, pull, remove or import speech models
   version        print versions
   help [command] show help for a command
 

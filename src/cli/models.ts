@@ -1,0 +1,162 @@
+import { parseArgs } from "node:util";
+import { type DownloadTarget, downloadModel, presetTarget } from "../dictation/models/download.ts";
+import { describeModels } from "../dictation/models/overview.ts";
+import { defaultModelId, findPreset } from "../dictation/models/presets.ts";
+import { assertModelId, createModelStore, type ModelStore } from "../dictation/models/store.ts";
+import { createProgressReporter, megabytes, type Writer } from "./progress.ts";
+
+export interface ModelsCliDeps {
+  modelsDir: string;
+  baseUrl: string;
+  stdout: Writer & { isTTY?: boolean };
+  stderr: Writer;
+  /** Where Ctrl-C comes from; the pull aborts and keeps its partial file. */
+  interrupts?: {
+    once(event: "SIGINT", listener: () => void): unknown;
+    off(event: "SIGINT", l: () => void): unknown;
+  };
+}
+
+/** A mistake in the command line: exit status 2 with the usage line. */
+class UsageError extends Error {}
+
+const isParseArgsError = (error: unknown) =>
+  error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
+
+const usage =
+  "usage: svc models list | pull NAME [--url URL [--sha256 HEX] [--size BYTES]] | rm NAME | import FILE [--name NAME]";
+
+export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Promise<number> {
+  const [sub, ...args] = argv;
+  const store = createModelStore({ dir: deps.modelsDir });
+  const fail = (message: string, code = 1) => {
+    deps.stderr.write(`svc: ${message}\n`);
+    return code;
+  };
+  try {
+    switch (sub) {
+      case "list":
+      case "ls":
+        return list(store, deps);
+      case "pull":
+        return await pull(store, args, deps);
+      case "rm":
+      case "remove": {
+        const [name] = parseArgs({ args, allowPositionals: true }).positionals;
+        if (!name) throw new UsageError("rm takes one model name");
+        if (!store.remove(name)) return fail(`model "${name}" is not installed`);
+        deps.stdout.write(`removed ${name}\n`);
+        return 0;
+      }
+      case "import": {
+        const { values, positionals: files } = parseArgs({
+          args,
+          options: { name: { type: "string" } },
+          allowPositionals: true,
+        });
+        if (files.length !== 1 || !files[0]) throw new UsageError("import takes one file");
+        const { model, verified } = await store.importFile(files[0], { name: values.name });
+        const check = verified === "sha256" ? "SHA-256 verified" : "header checked";
+        deps.stdout.write(`imported ${model.id} (${megabytes(model.sizeBytes)}, ${check}) → ${model.path}\n`);
+        return 0;
+      }
+      default:
+        return fail(usage, 2);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error))
+      return fail(`${(error as Error).message}\n${usage}`, 2);
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function list(store: ModelStore, deps: ModelsCliDeps): number {
+  const overview = describeModels({ store, baseUrl: deps.baseUrl, active: defaultModelId, downloads: [] });
+  const rows = overview.models.map((model) => {
+    const state = model.installed
+      ? "installed"
+      : model.partialBytes > 0
+        ? `partial ${Math.floor((model.partialBytes / model.sizeBytes) * 100)}%`
+        : "-";
+    const name = model.id === defaultModelId ? `${model.id} (default)` : model.id;
+    return [name, megabytes(model.sizeBytes), state, model.description ?? "custom model"];
+  });
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((row) => row[i]?.length ?? 0), 5));
+  const line = (cells: string[]) =>
+    `${cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd()}\n`;
+  deps.stdout.write(line(["MODEL", "SIZE", "STATE", "DESCRIPTION"]));
+  for (const row of rows) deps.stdout.write(line(row));
+  deps.stdout.write(`\nmodels directory: ${store.dir}\n`);
+  return 0;
+}
+
+function targetFor(
+  store: ModelStore,
+  name: string,
+  values: { url?: string; sha256?: string; size?: string },
+  baseUrl: string,
+): DownloadTarget {
+  assertModelId(name);
+  const preset = findPreset(name, store.presets);
+  if (preset) {
+    if (values.sha256 || values.size)
+      throw new UsageError(`${name} is a preset: its size and SHA-256 are pinned`);
+    return { ...presetTarget(preset, baseUrl), ...(values.url ? { url: values.url } : {}) };
+  }
+  if (!values.url) {
+    const names = store.presets.map((p) => p.id).join(", ");
+    throw new UsageError(
+      `"${name}" is not a preset (${names}); for another model pass --url URL --sha256 HEX`,
+    );
+  }
+  if (values.sha256 && !/^[0-9a-f]{64}$/i.test(values.sha256))
+    throw new UsageError("--sha256 must be 64 hex digits");
+  if (values.size && !/^\d+$/.test(values.size)) throw new UsageError("--size must be a number of bytes");
+  const target: DownloadTarget = { id: name, url: values.url };
+  if (values.sha256) target.sha256 = values.sha256.toLowerCase();
+  if (values.size) target.sizeBytes = Number(values.size);
+  return target;
+}
+
+async function pull(store: ModelStore, args: string[], deps: ModelsCliDeps): Promise<number> {
+  const options = { url: { type: "string" }, sha256: { type: "string" }, size: { type: "string" } } as const;
+  const { values, positionals: names } = parseArgs({ args, options, allowPositionals: true });
+  const [name] = names;
+  if (names.length !== 1 || !name) throw new UsageError("pull takes one model name");
+  const target = targetFor(store, name, values, deps.baseUrl);
+  const installed = store.get(name);
+  if (installed) {
+    deps.stdout.write(`${name} is already installed at ${installed.path}\n`);
+    return 0;
+  }
+  if (!target.sha256) {
+    deps.stderr.write(`svc: warning: no --sha256 given; ${name} is checked only by size and ggml header\n`);
+  }
+  const controller = new AbortController();
+  const interrupt = () => controller.abort();
+  deps.interrupts?.once("SIGINT", interrupt);
+  const progress = createProgressReporter(name, deps.stdout, deps.stdout.isTTY === true);
+  try {
+    const result = await downloadModel(store, target, {
+      signal: controller.signal,
+      onProgress: progress.update,
+    });
+    progress.finish();
+    const check = result.verified === "sha256" ? "SHA-256 verified" : `${result.verified} checked`;
+    deps.stdout.write(
+      `installed ${name} (${megabytes(result.model.sizeBytes)}, ${check}) → ${result.model.path}\n`,
+    );
+    return 0;
+  } catch (error) {
+    progress.finish();
+    if (!controller.signal.aborted) throw error;
+    const kept = megabytes(store.partialBytes(name));
+    deps.stderr.write(`svc: interrupted; ${kept} kept, run the same command again to resume\n`);
+    return 130;
+  } finally {
+    deps.interrupts?.off("SIGINT", interrupt);
+  }
+}
