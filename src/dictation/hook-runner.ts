@@ -1,0 +1,132 @@
+/**
+ * The one guarded runner for plugin `afterCleanup` hooks (SPEC.md §2): hooks run in order, each
+ * under a timeout, and a hook that throws, hangs or writes garbage is reported with its plugin's
+ * name while the chain goes on with the last good text. A plugin can never break a dictation.
+ */
+
+/** The app being dictated into, as the client described it (`x-app-context`). */
+export interface AppContext {
+  app?: string;
+  title?: string;
+  url?: string;
+}
+
+export interface HookInput {
+  /** The text entering the hook stage (after cleanup and the dictionary). */
+  readonly text: string;
+  /** The transcript as the speech engine returned it. */
+  readonly raw: string;
+  readonly appContext: Readonly<AppContext> | null;
+  /** BCP 47 tag of the transcript, null when unknown. */
+  readonly language: string | null;
+  /** Aborted when this hook's time is up; long-running hooks should stop then. */
+  readonly signal: AbortSignal;
+}
+
+export interface HookOutput {
+  text: string;
+}
+
+export interface AfterCleanupHook {
+  pluginName: string;
+  /**
+   * Mutates `output.text`. A hook that works asynchronously must return its promise: whatever it
+   * writes after returning (or after its timeout) is discarded.
+   */
+  run: (input: HookInput, output: HookOutput) => void | Promise<void>;
+}
+
+export interface HookError {
+  plugin: string;
+  hook: "afterCleanup";
+  /** `plugin "<name>" failed in afterCleanup: <reason>`. */
+  message: string;
+}
+
+export interface HookTiming {
+  plugin: string;
+  ms: number;
+}
+
+export interface HookRunResult {
+  text: string;
+  errors: HookError[];
+  timings: HookTiming[];
+}
+
+class HookTimeout extends Error {}
+
+const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === "object" && value !== null && typeof Reflect.get(value, "then") === "function";
+
+/** Runs one hook on a private output object; resolves to its text or throws why it has none. */
+async function runOne(
+  hook: AfterCleanupHook,
+  input: Omit<HookInput, "signal">,
+  text: string,
+  timeoutMs: number,
+): Promise<string> {
+  const controller = new AbortController();
+  const output: HookOutput = { text };
+  const result = hook.run(Object.freeze({ ...input, signal: controller.signal }), output);
+  if (isThenable(result)) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new HookTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([result, timeout]);
+    } catch (error) {
+      if (error instanceof HookTimeout) controller.abort(error);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  // Read once: later writes by a straggling hook land on an object nobody looks at again.
+  const value: unknown = output.text;
+  if (typeof value !== "string") throw new Error(`output.text must be a string, got ${typeOf(value)}`);
+  return value;
+}
+
+const typeOf = (value: unknown): string => (value === null ? "null" : typeof value);
+
+/**
+ * Runs `hooks` in order starting from `text`. Synchronous hooks cannot be interrupted; the
+ * timeout bounds asynchronous ones, whose late results are discarded.
+ */
+export async function runHooks(
+  hooks: readonly AfterCleanupHook[],
+  input: Omit<HookInput, "signal">,
+  text: string,
+  options: { timeoutMs: number },
+): Promise<HookRunResult> {
+  const errors: HookError[] = [];
+  const timings: HookTiming[] = [];
+  let current = text;
+  for (const hook of hooks) {
+    const started = performance.now();
+    try {
+      current = await runOne(hook, input, current, options.timeoutMs);
+    } catch (error) {
+      const message = `plugin "${hook.pluginName}" failed in afterCleanup: ${reasonOf(error)}`;
+      errors.push({ plugin: hook.pluginName, hook: "afterCleanup", message });
+    }
+    timings.push({ plugin: hook.pluginName, ms: performance.now() - started });
+  }
+  return { text: current, errors, timings };
+}
+
+/**
+ * Wraps a plain text function into an `afterCleanup` hook body, the host-side counterpart of the
+ * SDK's `transform(fn)`.
+ */
+export function transformHook(
+  fn: (text: string, input: HookInput) => string | Promise<string>,
+): AfterCleanupHook["run"] {
+  return async (input, output) => {
+    output.text = await fn(output.text, input);
+  };
+}
