@@ -1,0 +1,127 @@
+// Writes whisper.cpp models (legacy ggml, f16) with the real tensor layout and random weights, so the
+// real engine can be exercised offline: load, threads, abort, timing. Transcripts are gibberish; never
+// assert on their text. Layout and presets from shared/notes/speech-engines.md, Appendix B.
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export type SyntheticPreset = "micro" | "tiny.en" | "base.en";
+
+const PRESETS: Record<SyntheticPreset, { state: number; heads: number; layers: number }> = {
+  micro: { state: 64, heads: 1, layers: 1 },
+  "tiny.en": { state: 384, heads: 6, layers: 4 },
+  "base.en": { state: 512, heads: 8, layers: 6 },
+};
+const N_VOCAB = 51864;
+const BASE_TOKENS = 50256;
+const MELS = 80;
+const F32_NAMES = new Set([
+  "encoder.conv1.bias",
+  "encoder.conv2.bias",
+  "encoder.positional_embedding",
+  "decoder.positional_embedding",
+]);
+
+/** Uniform values in ±0.02 from a seeded LCG, so every generated file is byte-identical. */
+function randomPools(size: number): { f16: Uint16Array; f32: Float32Array } {
+  let seed = 1;
+  const f32 = new Float32Array(size);
+  for (let i = 0; i < size; i++) {
+    seed = (seed * 1664525 + 1013904223) >>> 0;
+    f32[i] = (seed / 2 ** 32 - 0.5) * 0.04;
+  }
+  const bits = new Uint32Array(f32.buffer);
+  const f16 = new Uint16Array(size);
+  for (let i = 0; i < size; i++) {
+    // float32 → half by truncation; the values are small and normal, so no rounding subtleties matter.
+    const u = bits[i] ?? 0;
+    const exp = ((u >>> 23) & 0xff) - 112;
+    f16[i] = exp <= 0 ? (u >>> 16) & 0x8000 : ((u >>> 16) & 0x8000) | (exp << 10) | ((u & 0x7fffff) >>> 13);
+  }
+  return { f16, f32 };
+}
+
+/** Writes a synthetic model for `preset` to `path` (overwriting it). */
+export function writeSyntheticModel(path: string, preset: SyntheticPreset = "micro"): void {
+  const { state: S, heads: H, layers: L } = PRESETS[preset];
+  const pool = randomPools(1 << 18);
+  const ones = new Float32Array(pool.f32.length).fill(1);
+  const zeros = new Float32Array(pool.f32.length);
+  const fd = openSync(path, "w");
+  const bytes = (view: ArrayBufferView) =>
+    writeSync(fd, new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+  const i32 = (...values: number[]) => bytes(new Int32Array(values));
+  const tensor = (name: string, shape: number[], fill: "random" | "one" | "zero" = "random") => {
+    const count = shape.reduce((a, b) => a * b, 1);
+    const half = shape.length >= 2 && !F32_NAMES.has(name);
+    const nameBytes = new TextEncoder().encode(name);
+    i32(shape.length, nameBytes.length, half ? 1 : 0, ...[...shape].reverse());
+    bytes(nameBytes);
+    const source = half ? pool.f16 : fill === "random" ? pool.f32 : fill === "one" ? ones : zeros;
+    for (let off = 0; off < count; off += source.length)
+      bytes(source.subarray(0, Math.min(source.length, count - off)));
+  };
+  const norm = (p: string) => {
+    tensor(`${p}.weight`, [S], "one");
+    tensor(`${p}.bias`, [S], "zero");
+  };
+  const linear = (p: string, out: number, inp: number, bias = true) => {
+    tensor(`${p}.weight`, [out, inp]);
+    if (bias) tensor(`${p}.bias`, [out], "zero");
+  };
+  const attention = (p: string) => {
+    linear(`${p}.query`, S, S);
+    linear(`${p}.key`, S, S, false);
+    linear(`${p}.value`, S, S);
+    linear(`${p}.out`, S, S);
+  };
+  const block = (p: string, cross: boolean) => {
+    norm(`${p}.mlp_ln`);
+    linear(`${p}.mlp.0`, 4 * S, S);
+    linear(`${p}.mlp.2`, S, 4 * S);
+    norm(`${p}.attn_ln`);
+    attention(`${p}.attn`);
+    if (cross) {
+      norm(`${p}.cross_attn_ln`);
+      attention(`${p}.cross_attn`);
+    }
+  };
+  try {
+    i32(0x67676d6c, N_VOCAB, 1500, S, H, L, 448, S, H, L, MELS, 1);
+    i32(MELS, 201);
+    bytes(new Float32Array(MELS * 201).fill(0.001));
+    i32(BASE_TOKENS);
+    const encoder = new TextEncoder();
+    for (let i = 0; i < BASE_TOKENS; i++) {
+      // Tokens 0–255 are the single bytes, as in the real vocabulary: whisper.cpp needs " " among them.
+      const token = i < 256 ? new Uint8Array([i]) : encoder.encode(` w${i}`);
+      i32(token.length);
+      bytes(token);
+    }
+    tensor("encoder.positional_embedding", [1500, S]);
+    tensor("encoder.conv1.weight", [S, MELS, 3]);
+    tensor("encoder.conv1.bias", [S, 1], "zero");
+    tensor("encoder.conv2.weight", [S, S, 3]);
+    tensor("encoder.conv2.bias", [S, 1], "zero");
+    for (let l = 0; l < L; l++) block(`encoder.blocks.${l}`, false);
+    norm("encoder.ln_post");
+    tensor("decoder.positional_embedding", [448, S]);
+    tensor("decoder.token_embedding.weight", [N_VOCAB, S]);
+    for (let l = 0; l < L; l++) block(`decoder.blocks.${l}`, true);
+    norm("decoder.ln");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Path of a cached synthetic model in the temp dir, generated on first use (atomically). */
+export function syntheticModel(preset: SyntheticPreset = "micro"): string {
+  const dir = join(tmpdir(), "svc-synthetic-ggml");
+  const path = join(dir, `${preset}-v1.bin`);
+  if (existsSync(path)) return path;
+  mkdirSync(dir, { recursive: true });
+  const partial = `${path}.${process.pid}.partial`;
+  writeSyntheticModel(partial, preset);
+  renameSync(partial, path);
+  return path;
+}
