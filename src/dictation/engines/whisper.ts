@@ -1,0 +1,143 @@
+import { availableParallelism } from "node:os";
+import { AppError } from "../../errors.ts";
+import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
+import type { SpeechEngine, TranscribeOptions, TranscriptionResult, TranscriptSegment } from "./types.ts";
+import { SAMPLE_RATE } from "./types.ts";
+import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon } from "./whisper-binding.ts";
+import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./whisper-params.ts";
+
+export interface WhisperEngineOptions {
+  modelPath: string;
+  /** CPU threads per transcription; default: every core (`os.availableParallelism()`). */
+  threads?: number;
+  /** Shrink the encoder window to the clip length for clips under 30 s (see `audioCtxFor`); default on. */
+  audioCtxScaling?: boolean;
+  beamSize?: number;
+  temperatureIncrement?: number;
+  maxTokensPerSegment?: number;
+}
+
+export interface WhisperEngine extends SpeechEngine {
+  readonly id: "whisper";
+  readonly model: WhisperModelInfo;
+  readonly threads: number;
+}
+
+/** whisper.cpp returns nothing for input under 1 s, so shorter clips are padded with silence. */
+const MIN_SAMPLES = Math.round(SAMPLE_RATE * 1.1);
+
+interface NativeSegment {
+  from: number;
+  to: number;
+  text: string;
+  lang?: string;
+}
+
+function checkedInt(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new AppError(400, "invalid_engine_option", `${name} must be an integer from ${min} to ${max}.`);
+  }
+  return value;
+}
+
+function runNative(
+  addon: WhisperAddon,
+  model: NativeWhisperModel,
+  pcm: Float32Array,
+  params: Record<string, unknown>,
+) {
+  return new Promise<NativeSegment[]>((resolve, reject) => {
+    const finish = (result: unknown) => {
+      if (Array.isArray(result)) resolve(result as NativeSegment[]);
+      else
+        reject(
+          new AppError(500, "engine_failed", `whisper.cpp failed: ${String(result)}`, { cause: result }),
+        );
+    };
+    addon.transcribe(model.handle, pcm, params, finish, () => {});
+  });
+}
+
+/** Settles with `work`, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function toResult(segments: NativeSegment[], language: string): TranscriptionResult {
+  const mapped: TranscriptSegment[] = segments.map((s) => ({
+    startMs: s.from,
+    endMs: s.to,
+    text: s.text.trim(),
+  }));
+  const text = segments
+    .map((s) => s.text)
+    .join("")
+    .replace(/\s+/g, " ")
+    .trim();
+  const detected = language === "auto" ? (segments[0]?.lang ?? "und") : language;
+  return { text, segments: mapped, language: detected };
+}
+
+/**
+ * Loads a whisper.cpp model (validated first) and keeps it loaded until `close()`. Work runs on
+ * native threads, never on the event loop, and one transcription at a time per model: concurrent
+ * runs would each allocate a decoder state and fight over the same cores. whisper.cpp cannot be
+ * interrupted through this binding, so an abort rejects at once and the native run finishes in the
+ * background before the next queued call starts.
+ */
+export async function createWhisperEngine(options: WhisperEngineOptions): Promise<WhisperEngine> {
+  const settings: DecodeSettings = {
+    threads: checkedInt("threads", options.threads ?? availableParallelism(), 1, 256),
+    beamSize: checkedInt("beamSize", options.beamSize ?? 1, 1, 16),
+    temperatureIncrement: options.temperatureIncrement ?? 0.2,
+    maxTokensPerSegment: checkedInt("maxTokensPerSegment", options.maxTokensPerSegment ?? 0, 0, 448),
+  };
+  const scaling = options.audioCtxScaling ?? true;
+  const info = validateWhisperModel(options.modelPath);
+  const addon = loadWhisperAddon();
+  const model = await addon.WhisperModel.load(options.modelPath, false);
+  let tail: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
+    if (closed) throw new AppError(503, "engine_closed", "The whisper engine has been closed.");
+    opts.signal?.throwIfAborted();
+    const language = resolveLanguage(opts.language, info.multilingual);
+    if (pcm.length === 0) return { text: "", segments: [], language: language === "auto" ? "und" : language };
+    const input = pcm.length >= MIN_SAMPLES ? pcm : padded(pcm);
+    const audioCtx = scaling ? audioCtxFor(input.length) : 0;
+    const params = whisperParams(settings, { language, prompt: opts.prompt, audioCtx });
+    const run = tail.then(() => {
+      opts.signal?.throwIfAborted();
+      return runNative(addon, model, input, params);
+    });
+    tail = run.catch(() => {});
+    const segments = await untilAborted(run, opts.signal);
+    return toResult(segments, language);
+  }
+
+  return {
+    id: "whisper",
+    model: info,
+    threads: settings.threads,
+    transcribe,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await tail;
+      await model.free();
+    },
+  };
+}
+
+function padded(pcm: Float32Array): Float32Array {
+  const out = new Float32Array(MIN_SAMPLES);
+  out.set(pcm);
+  return out;
+}

@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createWhisperEngine, type WhisperEngine } from "../../../src/dictation/engines/whisper.ts";
+import { syntheticModel } from "../../helpers/synthetic-model.ts";
+
+// Synthetic weights: transcripts are gibberish, so these tests assert structure and behaviour only.
+const micro = syntheticModel("micro");
+const tone = (seconds: number) =>
+  new Float32Array(Math.round(16_000 * seconds)).map((_, i) => Math.sin(i / 9) * 0.2);
+/** Deterministic and bounded: no temperature fallback re-decodes, at most 16 tokens per segment. */
+const quick = { temperatureIncrement: 0, maxTokensPerSegment: 16 };
+
+let engine: WhisperEngine;
+beforeAll(async () => {
+  engine = await createWhisperEngine({ modelPath: micro, threads: 1, ...quick });
+});
+afterAll(() => engine.close());
+
+/** The value a promise rejects with (DOMException's `name` is a getter, which `toMatchObject` misses). */
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+const isAbort = (error: unknown) => error instanceof DOMException && error.name === "AbortError";
+
+function threadCount(): number {
+  return Number(/Threads:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? 0);
+}
+
+describe("whisper engine", () => {
+  test("transcribes into text, timed segments and a language", async () => {
+    const result = await engine.transcribe(tone(3));
+    expect(typeof result.text).toBe("string");
+    expect(result.language).toBe("en");
+    expect(Array.isArray(result.segments)).toBe(true);
+    for (const segment of result.segments) {
+      expect(segment).toEqual({
+        startMs: expect.any(Number),
+        endMs: expect.any(Number),
+        text: expect.any(String),
+      });
+      expect(segment.endMs).toBeGreaterThanOrEqual(segment.startMs);
+    }
+  });
+
+  test("reports the loaded model and defaults threads to the core count", async () => {
+    expect(engine.model).toMatchObject({ nState: 64, multilingual: false });
+    const defaults = await createWhisperEngine({ modelPath: micro, ...quick });
+    expect(defaults.threads).toBe(availableParallelism());
+    await defaults.close();
+  });
+
+  test("runs with the number of threads asked for", async () => {
+    const peakExtraThreads = async (threads: number) => {
+      const probe = await createWhisperEngine({ modelPath: micro, threads, ...quick });
+      await probe.transcribe(tone(1)); // the addon's worker thread exists from here on
+      const before = threadCount();
+      let peak = before;
+      const timer = setInterval(() => {
+        peak = Math.max(peak, threadCount());
+      }, 1);
+      await probe.transcribe(tone(10));
+      clearInterval(timer);
+      await probe.close();
+      return peak - before;
+    };
+    expect(await peakExtraThreads(1)).toBe(0);
+    expect(await peakExtraThreads(2)).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  test("keeps the event loop free while transcribing", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 2);
+    const started = performance.now();
+    await engine.transcribe(tone(20));
+    clearInterval(timer);
+    const elapsed = performance.now() - started;
+    expect(ticks).toBeGreaterThan(elapsed / 2 / 4);
+  });
+
+  test("returns empty text for empty input and pads clips under a second", async () => {
+    expect(await engine.transcribe(new Float32Array(0))).toEqual({ text: "", segments: [], language: "en" });
+    expect(typeof (await engine.transcribe(tone(0.3))).text).toBe("string");
+  });
+
+  test("serves concurrent calls one at a time, each with its own answer", async () => {
+    const clip = tone(2);
+    const order: number[] = [];
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => {
+        const result = await engine.transcribe(clip, { prompt: "Svc." });
+        order.push(i);
+        return result;
+      }),
+    );
+    expect(order).toEqual([0, 1, 2, 3]);
+    for (const result of results) expect(result.text).toBe(results[0]?.text ?? "");
+  });
+
+  test("rejects at once with the abort reason, before or during a run", async () => {
+    expect(isAbort(await rejection(engine.transcribe(tone(1), { signal: AbortSignal.abort() })))).toBe(true);
+
+    // tiny.en on one thread needs ~0.5 s or more for 10 s of audio: long enough to abort mid-run.
+    const slow = await createWhisperEngine({ modelPath: syntheticModel("tiny.en"), threads: 1, ...quick });
+    const controller = new AbortController();
+    const running = slow.transcribe(tone(10), { signal: controller.signal });
+    const queued = slow.transcribe(tone(10), { signal: controller.signal });
+    await Bun.sleep(30);
+    const abortedAt = performance.now();
+    controller.abort();
+    expect(isAbort(await rejection(running))).toBe(true);
+    expect(isAbort(await rejection(queued))).toBe(true);
+    expect(performance.now() - abortedAt).toBeLessThan(50);
+    // The abandoned native run finishes in the background; the engine stays usable afterwards.
+    expect(typeof (await slow.transcribe(tone(1))).text).toBe("string");
+    await slow.close();
+  }, 30_000);
+
+  test("refuses languages an English-only model cannot transcribe", async () => {
+    await expect(engine.transcribe(tone(1), { language: "de" })).rejects.toMatchObject({
+      code: "unsupported_language",
+    });
+    await expect(engine.transcribe(tone(1), { language: "xx" })).rejects.toMatchObject({ status: 422 });
+    expect((await engine.transcribe(tone(1), { language: "auto" })).language).toBe("en");
+  });
+
+  test("rejects calls after close", async () => {
+    const closing = await createWhisperEngine({ modelPath: micro, threads: 1, ...quick });
+    await closing.close();
+    await closing.close();
+    await expect(closing.transcribe(tone(1))).rejects.toMatchObject({ code: "engine_closed" });
+  });
+});
+
+describe("whisper engine with a damaged model file", () => {
+  const dir = mkdtempSync(join(tmpdir(), "svc-whisper-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    ["truncated", (b: Buffer) => b.subarray(0, b.length - 4096)],
+    ["cut in the vocabulary", (b: Buffer) => b.subarray(0, 70_000)],
+    ["zeroed header", (b: Buffer) => Buffer.concat([Buffer.alloc(48), b.subarray(48)])],
+  ])("fails with a clean 422 when the file is %s, and the process carries on", async (name, damage) => {
+    const path = join(dir, `${name}.bin`);
+    writeFileSync(path, damage(readFileSync(micro)));
+    await expect(createWhisperEngine({ modelPath: path, threads: 1 })).rejects.toMatchObject({
+      status: 422,
+      code: "invalid_model",
+    });
+    expect(typeof (await engine.transcribe(tone(1))).text).toBe("string");
+  });
+});
