@@ -1,4 +1,7 @@
 import type { Database } from "bun:sqlite";
+import { createHistoryLister, historyColumns } from "./history-list.ts";
+
+export type { HistoryListOptions } from "./history-list.ts";
 
 export interface HistoryRow {
   id: number;
@@ -20,35 +23,12 @@ export interface HistoryRow {
 
 export type NewHistoryRow = Omit<HistoryRow, "id">;
 
-export const historySortColumns = {
-  createdAt: "created_at",
-  audioDurationMs: "audio_duration_ms",
-  processingMs: "processing_ms",
-  wordCount: "word_count",
-} as const;
-
-export interface HistoryFilter {
-  /** A safe FTS5 query (see history/search.ts), never raw user text. */
-  match?: string;
-  /** A `LIKE … ESCAPE '\'` pattern over the texts, for searches with no indexable words. */
-  like?: string;
-  /** Inclusive lower and exclusive upper bound on `created_at` (ISO 8601 UTC). */
-  from?: string;
-  until?: string;
-}
-
-export interface HistoryListOptions extends HistoryFilter {
-  sort: keyof typeof historySortColumns;
-  direction: "ASC" | "DESC";
-  limit: number;
-  offset: number;
-}
-
 export interface HistoryTotals {
   sessions: number;
   words: number;
   audio_ms: number;
-  processing_ms_avg: number | null;
+  /** Sum over all entries. */
+  processing_ms: number;
 }
 
 export interface HistoryDay {
@@ -57,81 +37,48 @@ export interface HistoryDay {
   words: number;
 }
 
-const columns = `id, raw_text, cleaned_text, final_text, word_count, language, engine, model,
-  audio_duration_ms, processing_ms, app_context, format_id, format_label, created_at`;
-
-function where(filter: HistoryFilter): { sql: string; params: Record<string, string> } {
-  const clauses: string[] = [];
-  const params: Record<string, string> = {};
-  if (filter.match !== undefined) {
-    clauses.push("id IN (SELECT rowid FROM history_fts WHERE history_fts MATCH $match)");
-    params.match = filter.match;
-  }
-  if (filter.like !== undefined) {
-    clauses.push("(final_text LIKE $like ESCAPE '\\' OR raw_text LIKE $like ESCAPE '\\')");
-    params.like = filter.like;
-  }
-  if (filter.from !== undefined) {
-    clauses.push("created_at >= $from");
-    params.from = filter.from;
-  }
-  if (filter.until !== undefined) {
-    clauses.push("created_at < $until");
-    params.until = filter.until;
-  }
-  return { sql: clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "", params };
-}
-
 export function createHistoryRepo(db: Database) {
-  const insert = db.query<{ id: number }, NewHistoryRow>(
+  // created_at never goes below the newest row's, so ids follow time even if the clock steps back.
+  const insert = db.query<{ id: number; created_at: string }, NewHistoryRow>(
     `INSERT INTO history (raw_text, cleaned_text, final_text, word_count, language, engine, model,
        audio_duration_ms, processing_ms, app_context, format_id, format_label, created_at)
      VALUES ($raw_text, $cleaned_text, $final_text, $word_count, $language, $engine, $model,
-       $audio_duration_ms, $processing_ms, $app_context, $format_id, $format_label, $created_at)
-     RETURNING id`,
+       $audio_duration_ms, $processing_ms, $app_context, $format_id, $format_label,
+       max($created_at, coalesce((SELECT max(created_at) FROM history), $created_at)))
+     RETURNING id, created_at`,
   );
-  const byId = db.query<HistoryRow, [number]>(`SELECT ${columns} FROM history WHERE id = ?`);
+  const byId = db.query<HistoryRow, [number]>(`SELECT ${historyColumns} FROM history WHERE id = ?`);
   const deleteOne = db.query<never, [number]>("DELETE FROM history WHERE id = ?");
   const deleteEvery = db.query<never, []>("DELETE FROM history");
   const deleteBefore = db.query<never, [string]>("DELETE FROM history WHERE created_at < ?");
   const totals = db.query<HistoryTotals, []>(
-    `SELECT count(*) AS sessions, coalesce(sum(word_count), 0) AS words,
-       coalesce(sum(audio_duration_ms), 0) AS audio_ms, avg(processing_ms) AS processing_ms_avg
-     FROM history`,
+    "SELECT sessions, words, audio_ms, processing_ms FROM history_totals WHERE id = 1",
   );
-  const countSince = db.query<{ n: number }, [string]>(
-    "SELECT count(*) AS n FROM history WHERE created_at >= ?",
-  );
-  // The modifier shifts UTC timestamps into the client's day boundaries, e.g. "+120 minutes".
-  const daily = db.query<HistoryDay, [string, string]>(
-    `SELECT substr(datetime(created_at, ?1), 1, 10) AS day, count(*) AS sessions, sum(word_count) AS words
-     FROM history WHERE created_at >= ?2 GROUP BY day ORDER BY day`,
+  // One index range per day: the client's day boundaries arrive as UTC instants, so no row's
+  // timestamp is parsed.
+  const daily = db.query<HistoryDay, [string]>(
+    `SELECT d.value ->> 0 AS day, count(h.id) AS sessions, coalesce(sum(h.word_count), 0) AS words
+     FROM json_each(?) d
+     LEFT JOIN history h ON h.created_at >= d.value ->> 1 AND h.created_at < d.value ->> 2
+     GROUP BY d.key ORDER BY d.key`,
   );
 
   return {
-    /** Returns the new row's id. */
-    insert: (row: NewHistoryRow): number => insert.get(row)?.id ?? 0,
-    findById: (id: number): HistoryRow | null => byId.get(id),
-    list(options: HistoryListOptions): { rows: HistoryRow[]; total: number } {
-      const { sql, params } = where(options);
-      const order = `${historySortColumns[options.sort]} ${options.direction}, id ${options.direction}`;
-      const rows = db
-        .query<HistoryRow, Record<string, string | number>>(
-          `SELECT ${columns} FROM history ${sql} ORDER BY ${order} LIMIT $limit OFFSET $offset`,
-        )
-        .all({ ...params, limit: options.limit, offset: options.offset });
-      const total = db.query<{ n: number }, Record<string, string>>(
-        `SELECT count(*) AS n FROM history ${sql}`,
-      );
-      return { rows, total: total.get(params)?.n ?? 0 };
+    /** Returns the new row's id and its stored creation time. */
+    insert(row: NewHistoryRow): { id: number; createdAt: string } {
+      const stored = insert.get(row);
+      if (!stored) throw new Error("history insert returned no row");
+      return { id: stored.id, createdAt: stored.created_at };
     },
+    findById: (id: number): HistoryRow | null => byId.get(id),
+    list: createHistoryLister(db),
     deleteById: (id: number): boolean => deleteOne.run(id).changes > 0,
     deleteAll: (): number => deleteEvery.run().changes,
     deleteCreatedBefore: (before: string): number => deleteBefore.run(before).changes,
-    totals: (): HistoryTotals =>
-      totals.get() ?? { sessions: 0, words: 0, audio_ms: 0, processing_ms_avg: null },
-    countCreatedSince: (since: string): number => countSince.get(since)?.n ?? 0,
-    dailyCounts: (since: string, utcShift: string): HistoryDay[] => daily.all(utcShift, since),
+    totals: (): HistoryTotals => totals.get() ?? { sessions: 0, words: 0, audio_ms: 0, processing_ms: 0 },
+    /** Counts per day; each day is `{day, start, end}` with UTC ISO bounds (end exclusive). */
+    dailyCounts: (days: { day: string; start: string; end: string }[]): HistoryDay[] =>
+      daily.all(JSON.stringify(days.map((d) => [d.day, d.start, d.end]))),
   };
 }
 

@@ -44,6 +44,7 @@ export interface NewHistoryEntry {
   appContext?: AppContext | null;
   formatId?: number | null;
   formatLabel?: string | null;
+  /** Defaults to now. Never stored earlier than the newest entry's, so ids follow time. */
   createdAt?: Date;
 }
 

@@ -70,9 +70,8 @@ export function createHistoryService(deps: {
   return {
     record(entry) {
       if (settings.get("history_paused")) return null;
-      const row = toHistoryRow(entry, now());
-      const id = repo.insert(row);
-      events.publish("history.created", { id, createdAt: row.created_at });
+      const { id, createdAt } = repo.insert(toHistoryRow(entry, now()));
+      events.publish("history.created", { id, createdAt });
       return id;
     },
     list(query) {

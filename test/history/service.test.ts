@@ -51,9 +51,9 @@ describe("history stats", () => {
 
   test("totals, averages and words per minute over a seeded table", () => {
     const { history } = clocked(now);
-    history.record(entry("one two three", new Date(now.getTime() - hour), 30_000, 100));
-    history.record(entry("four five six seven eight nine", new Date(now.getTime() - 3 * day), 30_000, 301));
     history.record(entry("old words here", new Date(now.getTime() - 90 * day), 0, 200));
+    history.record(entry("four five six seven eight nine", new Date(now.getTime() - 3 * day), 30_000, 301));
+    history.record(entry("one two three", new Date(now.getTime() - hour), 30_000, 100));
     const stats = history.stats({ days: 7, tzOffsetMinutes: 0 });
     expect(stats).toMatchObject({
       sessions: 3,
@@ -109,13 +109,29 @@ describe("history stats", () => {
   });
 });
 
+describe("history.record", () => {
+  test("never stores a creation time before the newest entry's, so ids follow time", () => {
+    const { history } = clocked(new Date("2025-06-01T12:00:00Z"));
+    history.record(entry("first", new Date("2025-06-01T11:00:00Z")));
+    const id = history.record(entry("clock stepped back", new Date("2025-06-01T10:00:00Z"))) ?? 0;
+    expect(history.get(id).createdAt).toBe("2025-06-01T11:00:00.000Z");
+  });
+
+  test("never reuses the id of a deleted entry", () => {
+    const { history } = clocked(new Date("2025-06-01T12:00:00Z"));
+    const first = history.record(entry("one", new Date())) ?? 0;
+    history.remove(first);
+    expect(history.record(entry("two", new Date()))).toBe(first + 1);
+  });
+});
+
 describe("history retention", () => {
   const now = new Date("2025-06-01T12:00:00Z");
 
   test("purgeExpired deletes entries older than history_retention_days, none when unset", () => {
     const { history, settings, published } = clocked(now);
-    history.record(entry("fresh", new Date(now.getTime() - 2 * day)));
     history.record(entry("stale", new Date(now.getTime() - 10 * day)));
+    history.record(entry("fresh", new Date(now.getTime() - 2 * day)));
     expect(history.purgeExpired()).toBe(0);
     settings.set("history_retention_days", 7);
     expect(history.purgeExpired()).toBe(1);
@@ -155,9 +171,9 @@ describe("GET /api/history/stats", () => {
   test("answers on a seeded table with the requested number of days", async () => {
     const t = createTestApp();
     const now = Date.now();
-    t.services.history.record(entry("today one", new Date(now)));
-    t.services.history.record(entry("three days ago", new Date(now - 3 * day)));
     t.services.history.record(entry("long ago", new Date(now - 400 * day)));
+    t.services.history.record(entry("three days ago", new Date(now - 3 * day)));
+    t.services.history.record(entry("today one", new Date(now)));
     const res = await t.request("/api/history/stats?days=10");
     expect(res.status).toBe(200);
     const stats = (await res.json()) as { sessions: number; today: number; days: { sessions: number }[] };
