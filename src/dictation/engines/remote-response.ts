@@ -1,0 +1,105 @@
+import { AppError } from "../../errors.ts";
+import { languageCode } from "./languages.ts";
+import type { TranscriptionResult, TranscriptSegment } from "./types.ts";
+
+/** Turns an OpenAI `json` or `verbose_json` transcription body into our result; throws on anything else. */
+export function parseTranscription(
+  body: string,
+  fallback: { language: string; durationMs: number; server: string },
+): TranscriptionResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    throw badResponse(fallback.server, "the body is not JSON", body);
+  }
+  if (typeof data !== "object" || data === null || typeof (data as { text?: unknown }).text !== "string") {
+    throw badResponse(fallback.server, 'the JSON has no "text" string', body);
+  }
+  const { text: raw, language, segments } = data as { text: string; language?: unknown; segments?: unknown };
+  const text = raw.replace(/\s+/g, " ").trim();
+  const detected = typeof language === "string" && language ? languageCode(language) : fallback.language;
+  return {
+    text,
+    segments: parseSegments(segments) ?? wholeClip(text, fallback.durationMs),
+    language: detected,
+  };
+}
+
+function parseSegments(value: unknown): TranscriptSegment[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const segments: TranscriptSegment[] = [];
+  for (const item of value as { start?: unknown; end?: unknown; text?: unknown }[]) {
+    if (typeof item?.start !== "number" || typeof item.end !== "number" || typeof item.text !== "string")
+      continue;
+    segments.push({
+      startMs: Math.round(item.start * 1000),
+      endMs: Math.round(item.end * 1000),
+      text: item.text.trim(),
+    });
+  }
+  return segments;
+}
+
+/** Plain `json` carries no timings: one segment spanning the clip. */
+const wholeClip = (text: string, durationMs: number): TranscriptSegment[] =>
+  text ? [{ startMs: 0, endMs: durationMs, text }] : [];
+
+function badResponse(server: string, problem: string, body: string): AppError {
+  return new AppError(
+    502,
+    "engine_bad_response",
+    `The transcription server ${server} sent an unusable reply: ${problem}.`,
+    {
+      details: { server, body: body.slice(0, 200) },
+    },
+  );
+}
+
+/** The error message inside an OpenAI error envelope, else the start of the body. */
+function upstreamMessage(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === "string") return message;
+  } catch {}
+  return body.slice(0, 200);
+}
+
+/** Maps a non-2xx answer that will not be retried to a coded error. */
+export function upstreamError(
+  server: string,
+  status: number,
+  body: string,
+  retryAfter: string | null,
+): AppError {
+  const details = { server, status, message: upstreamMessage(body) };
+  if (status === 401 || status === 403) {
+    return new AppError(
+      502,
+      "engine_unauthorized",
+      `The transcription server ${server} refused the API key (${status}).`,
+      {
+        details,
+      },
+    );
+  }
+  if (status === 429) {
+    return new AppError(503, "engine_busy", `The transcription server ${server} is rate-limiting requests.`, {
+      details,
+      headers: retryAfter ? { "Retry-After": retryAfter } : {},
+    });
+  }
+  if (status >= 500) {
+    return new AppError(502, "engine_failed", `The transcription server ${server} failed (${status}).`, {
+      details,
+    });
+  }
+  return new AppError(
+    502,
+    "engine_rejected",
+    `The transcription server ${server} rejected the request (${status}): ${details.message}`,
+    {
+      details,
+    },
+  );
+}
