@@ -1,0 +1,204 @@
+import type { Context } from "hono";
+import * as v from "valibot";
+import { AppError, payloadTooLarge } from "../errors.ts";
+import { CsvError, parseCsv, toCsv } from "./csv.ts";
+
+/** How an importable table (dictionary, vocabulary) reads from a JSON array or a CSV file. */
+export interface TableSpec<S extends v.GenericSchema> {
+  /** The table named in messages: "dictionary", "vocabulary". */
+  noun: string;
+  /** CSV columns in export order; `required` must appear in an imported header. */
+  columns: readonly string[];
+  required: readonly string[];
+  /** Validates one row (a JSON element, or a CSV row as an object keyed by header). */
+  row: S;
+  /** Case-folded identity; two rows with the same identity in one file are an error. */
+  identity(row: v.InferOutput<S>): string;
+  maxRows: number;
+}
+
+/** `?format=` of an export route. */
+export const exportQuerySchema = v.object({
+  format: v.optional(v.picklist(["json", "csv"], "format must be json or csv"), "json"),
+});
+
+/** `?mode=` of an import route: merge (upsert) or replace (the file becomes the table). */
+export const importQuerySchema = v.object({
+  mode: v.optional(v.picklist(["merge", "replace"], "mode must be merge or replace"), "merge"),
+});
+
+/** What an import changed. */
+export const importSummarySchema = v.object({
+  created: v.number(),
+  updated: v.number(),
+  unchanged: v.number(),
+  deleted: v.number(),
+});
+
+/** One rejected row. `line` for CSV (physical line), `index` for JSON (0-based array index). */
+export interface RowProblem {
+  line?: number;
+  index?: number;
+  field?: string;
+  message: string;
+}
+
+interface RawRow {
+  where: { line: number } | { index: number };
+  value: unknown;
+}
+
+const maxReported = 100;
+
+const invalidCsv = (error: CsvError) =>
+  new AppError(400, "invalid_csv", `The CSV file is malformed at ${error.message}.`, {
+    details: { line: error.line },
+  });
+
+function csvRows(text: string, spec: TableSpec<v.GenericSchema>): RawRow[] {
+  let records: ReturnType<typeof parseCsv>;
+  try {
+    records = parseCsv(text);
+  } catch (error) {
+    if (error instanceof CsvError) throw invalidCsv(error);
+    throw error;
+  }
+  const rows = records.filter((record) => record.fields.some((field) => field.trim() !== ""));
+  const header = rows.shift()?.fields.map((name) => name.trim().toLowerCase()) ?? [];
+  const missing = spec.required.filter((column) => !header.includes(column));
+  if (missing.length > 0) {
+    throw new AppError(
+      400,
+      "invalid_csv",
+      `The CSV header must name the columns ${spec.columns.join(",")}; missing: ${missing.join(", ")}.`,
+      { details: { line: 1, header } },
+    );
+  }
+  return rows.map((record) => {
+    if (record.fields.length > header.length) {
+      return { where: { line: record.line }, value: new TooManyFields(record.fields.length, header.length) };
+    }
+    const value = Object.fromEntries(header.map((name, i) => [name, record.fields[i] ?? ""]));
+    return { where: { line: record.line }, value };
+  });
+}
+
+class TooManyFields {
+  constructor(
+    readonly found: number,
+    readonly expected: number,
+  ) {}
+}
+
+function jsonRows(text: string): RawRow[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError(400, "invalid_json", "The import body is not valid JSON.");
+  }
+  if (!Array.isArray(parsed)) {
+    throw new AppError(400, "invalid_request", "A JSON import must be an array of objects.");
+  }
+  return parsed.map((value, index) => ({ where: { index }, value }));
+}
+
+function isJson(c: Context, text: string): boolean {
+  const type = c.req.header("content-type")?.toLowerCase() ?? "";
+  if (type.includes("json")) return true;
+  if (type.includes("csv") || type.startsWith("text/")) return false;
+  // curl --data-binary sends form-urlencoded; look at the content instead.
+  return text.trimStart().startsWith("[");
+}
+
+/**
+ * Reads an import body: a JSON array (application/json) or CSV with a header row (text/csv).
+ * All or nothing: any bad row (invalid field, duplicate in the file, extra CSV fields) fails the
+ * whole request with 400 `invalid_import` listing up to 100 problems; blank CSV lines are skipped.
+ * More than `maxRows` rows is 413.
+ */
+export async function readTable<S extends v.GenericSchema>(
+  c: Context,
+  spec: TableSpec<S>,
+): Promise<v.InferOutput<S>[]> {
+  const text = await c.req.text();
+  const rows = isJson(c, text) ? jsonRows(text) : csvRows(text, spec);
+  if (rows.length > spec.maxRows) {
+    throw payloadTooLarge(`The file has ${rows.length} rows; at most ${spec.maxRows} can be imported.`, {
+      rows: rows.length,
+      limit: spec.maxRows,
+    });
+  }
+  const problems: RowProblem[] = [];
+  const seen = new Map<string, RawRow["where"]>();
+  const items: v.InferOutput<S>[] = [];
+  for (const row of rows) {
+    for (const problem of rowProblems(row, spec, seen, items)) problems.push({ ...row.where, ...problem });
+  }
+  if (problems.length > 0) throw importRejected(problems, spec.noun);
+  return items;
+}
+
+function rowProblems<S extends v.GenericSchema>(
+  row: RawRow,
+  spec: TableSpec<S>,
+  seen: Map<string, RawRow["where"]>,
+  items: v.InferOutput<S>[],
+): { field?: string; message: string }[] {
+  if (row.value instanceof TooManyFields) {
+    return [
+      {
+        message: `${row.value.found} fields but the header has ${row.value.expected}; quote fields with commas`,
+      },
+    ];
+  }
+  const result = v.safeParse(spec.row, row.value);
+  if (!result.success) {
+    return result.issues.map((issue) => ({
+      field: v.getDotPath(issue) ?? undefined,
+      message: issue.message,
+    }));
+  }
+  const identity = spec.identity(result.output);
+  const first = seen.get(identity);
+  if (first) return [{ message: `duplicates ${describe(first)} (compared ignoring letter case)` }];
+  seen.set(identity, row.where);
+  items.push(result.output);
+  return [];
+}
+
+const describe = (where: { line?: number; index?: number }) =>
+  where.line !== undefined ? `line ${where.line}` : `item ${where.index}`;
+
+function importRejected(problems: RowProblem[], noun: string): AppError {
+  const first = problems[0];
+  const summary = first
+    ? ` First: ${describe(first)}: ${first.field ? `${first.field}: ` : ""}${first.message}.`
+    : "";
+  return new AppError(
+    400,
+    "invalid_import",
+    `${problems.length} ${noun} row(s) are invalid, so nothing was imported.${summary} Fix them and send the file again.`,
+    { details: { errorCount: problems.length, errors: problems.slice(0, maxReported) } },
+  );
+}
+
+/** Sends rows as a JSON or CSV download named `<name>-<date>.<ext>`. CSV starts with a BOM so Excel reads UTF-8. */
+export function sendTable<R extends object>(
+  c: Context,
+  name: string,
+  format: "json" | "csv",
+  columns: readonly (keyof R & string)[],
+  rows: readonly R[],
+): Response {
+  const filename = `${name}-${new Date().toISOString().slice(0, 10)}.${format}`;
+  const disposition = `attachment; filename="${filename}"`;
+  if (format === "json") {
+    return c.body(`${JSON.stringify(rows, null, 2)}\n`, 200, {
+      "Content-Type": "application/json; charset=utf-8",
+      "Content-Disposition": disposition,
+    });
+  }
+  const body = `\uFEFF${toCsv([columns, ...rows.map((row) => columns.map((column) => String(row[column] ?? "")))])}`;
+  return c.body(body, 200, { "Content-Type": "text/csv; charset=utf-8", "Content-Disposition": disposition });
+}
