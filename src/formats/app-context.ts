@@ -1,0 +1,64 @@
+import * as v from "valibot";
+import { badRequest } from "../errors.ts";
+import { describeIssues } from "../http/validate.ts";
+
+/** Where the user is dictating: the focused app, its window title, and the page URL in a browser. */
+export interface AppContext {
+  app?: string;
+  title?: string;
+  url?: string;
+}
+
+export const appContextSchema = v.object({
+  app: v.optional(v.pipe(v.string(), v.maxLength(200, "app must be at most 200 characters"))),
+  title: v.optional(v.pipe(v.string(), v.maxLength(1000, "title must be at most 1000 characters"))),
+  url: v.optional(v.pipe(v.string(), v.maxLength(4096, "url must be at most 4096 characters"))),
+});
+
+const invalid = (message: string, details?: unknown) =>
+  badRequest(
+    "invalid_app_context",
+    `${message} Send x-app-context as JSON {"app","title","url"} or a bare app name, percent-encoded when not ASCII.`,
+    details,
+  );
+
+/** Clients percent-encode the header (headers are Latin-1); a value that fails to decode is kept raw. */
+function decodeHeader(raw: string): string {
+  if (!/%[0-9A-Fa-f]{2}/.test(raw)) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function fromObject(value: unknown): AppContext | null {
+  if (Array.isArray(value)) throw invalid("The app context must be an object, not an array.");
+  const result = v.safeParse(appContextSchema, value);
+  if (!result.success) throw invalid("The app context is not valid.", describeIssues(result.issues));
+  const context: AppContext = {};
+  for (const field of ["app", "title", "url"] as const) {
+    const text = result.output[field]?.trim();
+    if (text) context[field] = text;
+  }
+  return Object.keys(context).length > 0 ? context : null;
+}
+
+/**
+ * Reads an app context from the `x-app-context` header (JSON object or bare app name, optionally
+ * percent-encoded) or from an already-parsed object (a JSON body field). Absent or blank → null;
+ * malformed → 400 `invalid_app_context`. Extra fields (bundleId, …) are ignored.
+ */
+export function parseAppContext(raw: unknown): AppContext | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== "string") return fromObject(raw);
+  const text = decodeHeader(raw).trim();
+  if (!text.startsWith("{")) return fromObject({ app: text });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid("The app context looks like JSON but does not parse.");
+  }
+  return fromObject(parsed);
+}
