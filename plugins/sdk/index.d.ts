@@ -1,0 +1,474 @@
+/**
+ * svc-sdk: the contract between svc and its plugins.
+ *
+ * A plugin is an npm package whose entry module default-exports a {@link PluginFactory}. svc
+ * calls the factory with the plugin's options, runs {@link Plugin.setup}, then uses the hooks
+ * and routes the returned {@link Plugin} declares. svc provides this module at run time, so
+ * `import { transform } from "svc-sdk"` works without bundling it.
+ *
+ * @example
+ * ```ts
+ * import { transform } from "svc-sdk";
+ *
+ * export default function shout() {
+ *   return { name: "@acme/shout", afterCleanup: transform((text) => text.toUpperCase()) };
+ * }
+ * ```
+ * @packageDocumentation
+ */
+
+/**
+ * Version of the SDK runtime svc provides.
+ *
+ * @example
+ * ```ts
+ * import { sdkVersion } from "svc-sdk";
+ * ctx.logger.info(`running on svc-sdk ${sdkVersion}`);
+ * ```
+ */
+export declare const sdkVersion: string;
+
+/**
+ * How svc runs the plugin. Plugins loaded by the server always see `"server"`.
+ *
+ * @example
+ * ```ts
+ * setup(ctx) { if (ctx.mode === "server") ctx.logger.info("loaded by the server"); }
+ * ```
+ */
+export type PluginMode = "server";
+
+/**
+ * The options object from the `plugins` setting: the second element of
+ * `["package-name", { ...options }]`. A missing options value is `{}`.
+ *
+ * @example
+ * ```json
+ * { "plugins": [["@svc/profanity-filter", { "preserveCase": false }]] }
+ * ```
+ */
+export type PluginOptions = Record<string, unknown>;
+
+/**
+ * Writes to svc's log, each line prefixed with the plugin's name.
+ *
+ * @example
+ * ```ts
+ * ctx.logger.info("replacements loaded", { count: 42 });
+ * ctx.logger.warn("falling back to the default list");
+ * ```
+ */
+export interface PluginLogger {
+  debug(message: string, extra?: Record<string, unknown>): void;
+  info(message: string, extra?: Record<string, unknown>): void;
+  warn(message: string, extra?: Record<string, unknown>): void;
+  error(message: string, extra?: Record<string, unknown>): void;
+}
+
+/**
+ * Why a {@link PluginStorage} call was refused. The thrown `Error` carries it as `code`.
+ *
+ * @example
+ * ```ts
+ * try { await ctx.storage.set("big", hugeObject); }
+ * catch (error) { if ((error as { code?: string }).code === "value_too_large") shrink(); }
+ * ```
+ */
+export type PluginStorageErrorCode = "value_too_large" | "storage_full" | "invalid_key" | "invalid_value";
+
+/**
+ * Persistent key-value storage of JSON values, private to the plugin (no other plugin can read
+ * it) and kept across restarts, reloads, disabling and reinstalling. A value is at most 256 KiB
+ * of JSON and a plugin stores at most 8 MiB in all; over that, `set` rejects with an error whose
+ * `code` is a {@link PluginStorageErrorCode}.
+ *
+ * @example
+ * ```ts
+ * const count = ((await ctx.storage.get<number>("count")) ?? 0) + 1;
+ * await ctx.storage.set("count", count);
+ * ```
+ */
+export interface PluginStorage {
+  /** The stored value, or `undefined` when nothing is stored under `key`. */
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Stores a JSON-serialisable value (not `undefined`) under `key` (1-200 characters). */
+  set(key: string, value: unknown): Promise<void>;
+  /** Removes `key`; true when something was stored. */
+  delete(key: string): Promise<boolean>;
+  /** Every key the plugin stores, sorted. */
+  keys(): Promise<string[]>;
+}
+
+/**
+ * What {@link Plugin.setup} receives.
+ *
+ * @example
+ * ```ts
+ * async setup(ctx) {
+ *   routeBase = `${ctx.basePath}/items`;
+ *   items = (await ctx.storage.get("items")) ?? [];
+ *   ctx.logger.info(`ready at ${routeBase}`);
+ * }
+ * ```
+ */
+export interface PluginContext {
+  /** The installed package's name (a development copy's ends in `-dev`). */
+  readonly name: string;
+  /** URL segment of the plugin's namespace, derived from the package name. */
+  readonly slug: string;
+  /** `/api/plugins/<slug>`: build route paths from it, never hard-code the slug. */
+  readonly basePath: string;
+  readonly mode: PluginMode;
+  readonly storage: PluginStorage;
+  readonly logger: PluginLogger;
+}
+
+/**
+ * The app the user dictated into, as the client described it; fields may be missing.
+ *
+ * @example
+ * ```ts
+ * transform((text, input) => (input.appContext?.app === "Slack" ? text.toLowerCase() : text));
+ * ```
+ */
+export interface AppContext {
+  app?: string;
+  title?: string;
+  url?: string;
+}
+
+/**
+ * Read-only facts about the dictation an {@link AfterCleanupHook} runs on.
+ *
+ * @example
+ * ```ts
+ * afterCleanup(input, output) { if (input.language === "de") output.text = output.text.replace(/ß/g, "ss"); }
+ * ```
+ */
+export interface AfterCleanupInput {
+  /** The text entering this hook (after cleanup, the dictionary and earlier plugins). */
+  readonly text: string;
+  /** The transcript as the speech engine returned it. */
+  readonly raw: string;
+  readonly appContext: Readonly<AppContext> | null;
+  /** BCP 47 language tag of the transcript, or null when unknown. */
+  readonly language: string | null;
+  /** Aborted when the hook's time is up: stop work (e.g. pass it to `fetch`). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The hook's output: set `text` to the new text.
+ *
+ * @example
+ * ```ts
+ * afterCleanup(_input, output) { output.text = output.text.trim(); }
+ * ```
+ */
+export interface AfterCleanupOutput {
+  text: string;
+}
+
+/**
+ * The last text transform of the pipeline (cleanup → dictionary → plugins, in `plugins` order).
+ * Mutate `output.text`. Runs under a time limit: if it throws or runs out of time, the error is
+ * logged with the plugin's name and the text moves on unchanged by this hook. An asynchronous hook
+ * must return its promise; writes after that are ignored.
+ *
+ * @example
+ * ```ts
+ * const hook: AfterCleanupHook = async (input, output) => {
+ *   output.text = await translate(output.text, { signal: input.signal });
+ * };
+ * ```
+ */
+export type AfterCleanupHook = (input: AfterCleanupInput, output: AfterCleanupOutput) => void | Promise<void>;
+
+/**
+ * The incoming request as plugin middleware sees it (a Hono `HonoRequest`).
+ *
+ * @example
+ * ```ts
+ * if (c.req.method === "POST" && c.req.path === `${base}/items`) {
+ *   const body = await c.req.json<{ name: string }>();
+ * }
+ * ```
+ */
+export interface PluginRequest {
+  readonly method: string;
+  /** The full path, e.g. `/api/plugins/acme-notes/items`. */
+  readonly path: string;
+  readonly url: string;
+  readonly raw: Request;
+  header(name: string): string | undefined;
+  query(name: string): string | undefined;
+  json<T = unknown>(): Promise<T>;
+  text(): Promise<string>;
+}
+
+/**
+ * The request context handed to middleware: it is Hono's `Context`; these are the members
+ * plugins can rely on.
+ *
+ * @example
+ * ```ts
+ * (c, next) => (c.req.path === `${base}/ping` ? c.json({ pong: true }) : next())
+ * ```
+ */
+export interface PluginRequestContext {
+  readonly req: PluginRequest;
+  json(value: unknown, status?: number, headers?: Record<string, string>): Response;
+  text(text: string, status?: number, headers?: Record<string, string>): Response;
+  html(html: string, status?: number, headers?: Record<string, string>): Response;
+  body(
+    data: string | ArrayBuffer | ReadableStream | null,
+    status?: number,
+    headers?: Record<string, string>,
+  ): Response;
+  header(name: string, value: string): void;
+  status(status: number): void;
+}
+
+/**
+ * HTTP middleware under `/api/plugins/<slug>/…`. svc calls only this plugin's handlers, in
+ * array order, for requests in its own namespace. A handler answers by returning a `Response`,
+ * or calls `next()` to pass the request on; when no handler answers, svc replies 404. A handler
+ * that throws gets 500 `plugin_failed`; one that takes longer than 30 s gets 504.
+ * `GET/HEAD …/ui/…` and `POST …/enable|disable` are answered by svc itself.
+ *
+ * @example
+ * ```ts
+ * const ping: PluginMiddleware = (c, next) =>
+ *   c.req.method === "GET" && c.req.path === `${base}/ping` ? c.json({ ok: true }) : next();
+ * ```
+ */
+export type PluginMiddleware = (
+  c: PluginRequestContext,
+  next: () => Promise<void>,
+  // biome-ignore lint/suspicious/noConfusingVoidType: an async handler that only awaits next() returns Promise<void>
+) => Response | undefined | Promise<Response | undefined | void> | void;
+
+/**
+ * What a plugin factory returns. Every member but `name` is optional.
+ *
+ * @example
+ * ```ts
+ * const plugin: Plugin = {
+ *   name: "@acme/notes",
+ *   async setup(ctx) { base = ctx.basePath; },
+ *   middleware: [(c, next) => (c.req.path === `${base}/notes` ? c.json([]) : next())],
+ *   afterCleanup: transform((text) => text.replace(/\bteh\b/g, "the")),
+ * };
+ * ```
+ */
+export interface Plugin {
+  /** The plugin's package name, used in logs and error messages. */
+  name: string;
+  /** Runs once per load, before any hook or request; time-limited. Throwing skips the plugin. */
+  setup?(ctx: PluginContext): void | Promise<void>;
+  middleware?: PluginMiddleware[];
+  afterCleanup?: AfterCleanupHook;
+  /** Runs when the plugin is unloaded (reload, disable, uninstall, shutdown): stop timers here. */
+  dispose?(): void | Promise<void>;
+}
+
+/**
+ * The default export of a plugin's entry module (`main`, e.g. `dist/index.js`).
+ *
+ * @example
+ * ```ts
+ * const factory: PluginFactory<{ greeting?: string }> = (options = {}) => ({
+ *   name: "@acme/greeter",
+ *   afterCleanup: transform((text) => `${options.greeting ?? "Hi"}! ${text}`),
+ * });
+ * export default factory;
+ * ```
+ */
+export type PluginFactory<O extends PluginOptions = PluginOptions> = (options?: O) => Plugin;
+
+/**
+ * A UI page the plugin adds as a screen inside the app.
+ *
+ * @example
+ * ```json
+ * { "id": "settings", "title": "Notes", "entry": "dist/ui/index.html" }
+ * ```
+ */
+export interface PluginPage {
+  /** 1-64 of a-z, 0-9 and `-`, unique within the plugin. */
+  id: string;
+  title: string;
+  /** Built HTML file under `dist/ui/`; served at `/api/plugins/<slug>/ui/<path below dist/ui>`. */
+  entry: string;
+}
+
+/**
+ * The `svc` field of a plugin's `package.json`.
+ *
+ * @example
+ * ```json
+ * { "icon": "sparkles", "contributes": { "pages": [{ "id": "main", "title": "Filter", "entry": "dist/ui/index.html" }] } }
+ * ```
+ */
+export interface PluginManifest {
+  displayName?: string;
+  /** Icon name shown beside the plugin in the app. */
+  icon?: string;
+  contributes?: { pages?: PluginPage[] };
+}
+
+/**
+ * The parts of `package.json` svc reads. Plugins are ES modules that ship bundled code: svc
+ * installs no dependencies (only `svc-sdk`, which svc provides, may be listed) and runs no
+ * install scripts.
+ *
+ * @example
+ * ```json
+ * {
+ *   "name": "@acme/notes", "version": "1.0.0", "type": "module", "main": "dist/index.js",
+ *   "files": ["dist"], "dependencies": { "svc-sdk": "^0.1.0" },
+ *   "svc": { "icon": "notebook" }
+ * }
+ * ```
+ */
+export interface PluginPackageJson {
+  name: string;
+  version: string;
+  description?: string;
+  type: "module";
+  main: string;
+  files?: string[];
+  dependencies?: { "svc-sdk"?: string };
+  svc: PluginManifest;
+}
+
+/**
+ * Payload of the `copy` host action: puts `text` on the clipboard.
+ *
+ * @example
+ * ```ts
+ * await window.svc?.invoke("copy", { text: "hello" });
+ * ```
+ */
+export interface CopyPayload {
+  text: string;
+}
+
+/**
+ * Payload of the `toast` host action: shows a short message in the app.
+ *
+ * @example
+ * ```ts
+ * await window.svc?.invoke("toast", { message: "Saved", variant: "success" });
+ * ```
+ */
+export interface ToastPayload {
+  message: string;
+  variant?: "success" | "info" | "warning" | "error";
+}
+
+/**
+ * Payload of the `navigate` host action: opens an in-app route.
+ *
+ * @example
+ * ```ts
+ * await window.svc?.invoke("navigate", { to: "/plugins" });
+ * ```
+ */
+export interface NavigatePayload {
+  to: string;
+}
+
+/**
+ * Host actions by channel.
+ *
+ * @example
+ * ```ts
+ * const payload: HostActionPayloads["toast"] = { message: "Done", variant: "success" };
+ * ```
+ */
+export interface HostActionPayloads {
+  copy: CopyPayload;
+  toast: ToastPayload;
+  navigate: NavigatePayload;
+}
+
+/**
+ * A host action channel.
+ *
+ * @example
+ * ```ts
+ * const channel: HostActionChannel = "toast";
+ * ```
+ */
+export type HostActionChannel = keyof HostActionPayloads;
+
+/**
+ * `window.svc`, injected by the app into a plugin page. Absent when the page is opened outside
+ * the app (during development): check before use.
+ *
+ * @example
+ * ```ts
+ * const svc = window.svc;
+ * if (svc) {
+ *   const res = await svc.api(`/api/plugins/acme-notes/notes`);
+ *   if (res.ok) render(await res.json());
+ *   else await svc.invoke("toast", { message: `Error ${res.status}`, variant: "error" });
+ * }
+ * ```
+ */
+export interface SvcBridge {
+  /**
+   * `fetch` against the server. Only paths in the page's own `/api/plugins/<slug>/` namespace and
+   * `/api/health` are allowed; redirects are not followed. Resolves to a native `Response`
+   * (`res.ok` is false for error statuses).
+   */
+  api(path: string, init?: RequestInit): Promise<Response>;
+  /** Runs a host action in the app. */
+  invoke<C extends HostActionChannel>(channel: C, payload: HostActionPayloads[C]): Promise<unknown>;
+  /** Origin the page is served from. */
+  readonly serverUrl: string;
+}
+
+declare global {
+  interface Window {
+    /** The svc bridge; undefined outside the app. */
+    svc?: SvcBridge;
+  }
+}
+
+/**
+ * Wraps a string-to-string function (sync or async) into an {@link AfterCleanupHook}.
+ *
+ * @example
+ * ```ts
+ * export default () => ({
+ *   name: "@acme/no-exclamations",
+ *   afterCleanup: transform((text) => text.replaceAll("!", ".")),
+ * });
+ * ```
+ */
+export declare function transform(
+  fn: (text: string, input: AfterCleanupInput) => string | Promise<string>,
+): AfterCleanupHook;
+
+/**
+ * Identity helper that types a plugin factory.
+ *
+ * @example
+ * ```ts
+ * export default definePlugin((options: { limit?: number } = {}) => ({ name: "@acme/limit" }));
+ * ```
+ */
+export declare function definePlugin<O extends PluginOptions>(factory: PluginFactory<O>): PluginFactory<O>;
+
+/**
+ * `window.svc` when the page runs inside the app, otherwise undefined.
+ *
+ * @example
+ * ```ts
+ * const svc = getBridge();
+ * if (!svc) document.body.textContent = "Open this page from svc.";
+ * ```
+ */
+export declare function getBridge(): SvcBridge | undefined;
