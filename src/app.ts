@@ -11,11 +11,14 @@ import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
+import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
+import { createFormatsRoutes } from "./routes/formats.ts";
 import { createHealthRoutes, healthDocs } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
+import { createVocabularyRoutes } from "./routes/vocabulary.ts";
 import type { Services } from "./services.ts";
 
 export interface AppDeps extends Services {
@@ -55,6 +58,9 @@ export function createApp(deps: AppDeps) {
   app.route("/api/settings", createSettingsRoutes(deps));
   app.route("/api/history", createHistoryRoutes(deps));
   app.route("/api/models", createModelsRoutes(deps));
+  app.route("/api/dictionary", createDictionaryRoutes(deps));
+  app.route("/api/vocabulary", createVocabularyRoutes(deps));
+  app.route("/api/formats", createFormatsRoutes(deps));
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);

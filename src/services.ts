@@ -1,7 +1,12 @@
 import type { Database } from "./db/database.ts";
+import { createDictionaryRepo, type DictionaryRepo } from "./db/dictionary-repo.ts";
+import { createFormatsRepo, type FormatsRepo } from "./db/formats-repo.ts";
 import { createHistoryRepo } from "./db/history-repo.ts";
 import { createSettingsRepo } from "./db/settings-repo.ts";
+import { createVocabularyRepo, type VocabularyRepo } from "./db/vocabulary-repo.ts";
 import type { EventBus } from "./events.ts";
+import { builtinFormats } from "./formats/builtins.ts";
+import { createFormatMatcher, type FormatMatcher } from "./formats/matcher.ts";
 import { createHistoryService, type HistoryService } from "./history/service.ts";
 import type { Logger } from "./logger.ts";
 import { createSettingsService, type SettingsService } from "./settings/service.ts";
@@ -10,6 +15,12 @@ import { createSettingsService, type SettingsService } from "./settings/service.
 export interface Services {
   settings: SettingsService;
   history: HistoryService;
+  /** Recompile the pipeline's matcher when `dictionary.version()` changes; `recordUsage` once per run. */
+  dictionary: DictionaryRepo;
+  vocabulary: VocabularyRepo;
+  formats: FormatsRepo;
+  /** App context → format; recompiles itself when the formats change. */
+  formatMatcher: FormatMatcher;
 }
 
 export function createServices(db: Database, events: EventBus, logger: Logger): Services {
@@ -19,5 +30,15 @@ export function createServices(db: Database, events: EventBus, logger: Logger): 
   settings.onChange((key) => {
     if (key === "history_retention_days") history.purgeExpired();
   });
-  return { settings, history };
+  const formats = createFormatsRepo(db);
+  // Idempotent: adds built-ins a newer release ships, never overwrites the user's edits.
+  formats.seedBuiltins(builtinFormats);
+  return {
+    settings,
+    history,
+    dictionary: createDictionaryRepo(db),
+    vocabulary: createVocabularyRepo(db),
+    formats,
+    formatMatcher: createFormatMatcher(formats),
+  };
 }
