@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+
+const fixtures = resolve(import.meta.dir, "../fixtures/plugins");
+let dir: string;
+let pluginsDir: string;
+let server: RunningServer;
+
+type Listing = {
+  items: { name: string; loaded: boolean; error: { stage: string; message: string } | null }[];
+};
+
+async function waitForLoaded(names: string[]): Promise<Listing> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
+    const loaded = names.every((name) => listing.items.some((item) => item.name === name && item.loaded));
+    if (loaded) return listing;
+    await Bun.sleep(50);
+  }
+  throw new Error(`plugins never loaded: ${names.join(", ")}`);
+}
+
+/** A request exactly as written: fetch() would normalise the path before sending it. */
+function rawGet(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    });
+    let data = "";
+    socket.on("data", (chunk) => {
+      data += chunk.toString();
+    });
+    socket.on("end", () => {
+      const status = Number(data.split(" ")[1]);
+      resolvePromise({ status, body: data.slice(data.indexOf("\r\n\r\n") + 4) });
+    });
+    socket.on("error", reject);
+  });
+}
+
+beforeAll(async () => {
+  await compiledBinary();
+  dir = mkdtempSync(join(tmpdir(), "svc-e2e-plugins-"));
+  pluginsDir = join(dir, "data", "plugins");
+  mkdirSync(pluginsDir, { recursive: true });
+  for (const name of ["fx-transform", "fx-routes", "fx-throws-setup"]) {
+    cpSync(join(fixtures, name), join(pluginsDir, name), { recursive: true });
+  }
+  server = await startBinary({ SVC_DB_PATH: join(dir, "data", "svc.db") });
+  const res = await fetch(`${server.url}/api/settings/plugins`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      value: [["@fx/transform", { suffix: " [e2e]" }], "@fx/routes", "@fx/throws-setup"],
+    }),
+  });
+  expect(res.status).toBe(200);
+  await waitForLoaded(["@fx/transform", "@fx/routes"]);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("plugins in the compiled binary", () => {
+  test("a plugin that imports svc-sdk loads: the binary provides the SDK", async () => {
+    const res = await fetch(`${server.url}/api/plugins/fx-transform/sdk`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ sdkVersion: "0.1.0" });
+    expect(existsSync(join(pluginsDir, "node_modules"))).toBe(false);
+  });
+
+  test("serves a plugin's routes in its namespace", async () => {
+    const res = await fetch(`${server.url}/api/plugins/fx-routes/ping`);
+    expect(await res.json()).toEqual({ pong: true, base: "/api/plugins/fx-routes" });
+  });
+
+  test("a plugin whose setup throws is reported and the server carries on", async () => {
+    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
+    const broken = listing.items.find((item) => item.name === "@fx/throws-setup");
+    expect(broken?.loaded).toBe(false);
+    expect(broken?.error).toEqual({ stage: "setup", message: "boom in setup" });
+    expect(
+      server.lines.some((line) => line.msg === 'plugin "@fx/throws-setup" failed in setup: boom in setup'),
+    ).toBe(true);
+  });
+
+  test("serves UI pages sandboxed", async () => {
+    const res = await fetch(`${server.url}/api/plugins/fx-routes/ui/index.html`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-security-policy")).toStartWith("sandbox allow-scripts;");
+  });
+
+  test.each([
+    "/api/plugins/fx-routes/ui/../index.js",
+    "/api/plugins/fx-routes/ui/%2e%2e/index.js",
+    "/api/plugins/fx-routes/ui/..%2findex.js",
+    "/api/plugins/fx-routes/ui/..%5cindex.js",
+    "/api/plugins/fx-routes/ui/%252e%252e/index.js",
+    "/api/plugins/fx-routes%2F..%2Ffx-transform/sdk",
+    "/api/plugins/fx-routes/..%2F..%2Fhealth",
+    "//api/plugins/fx-routes/ping",
+    "/api/plugins/FX-ROUTES/ping",
+  ])("raw %s reaches neither the plugin's code nor another namespace", async (path) => {
+    const { status, body } = await rawGet(server.port, path);
+    expect(status).toBeGreaterThanOrEqual(400);
+    expect(body).not.toContain("export default");
+    expect(body).not.toContain("sdkVersion");
+    expect(body).not.toContain("pong");
+  });
+
+  test("svc plugins list asks the running server", async () => {
+    const { code, stdout } = await runBinary(["plugins", "list"], { SVC_URL: server.url });
+    expect(code).toBe(0);
+    expect(stdout).toContain("@fx/transform@1.0.0  /api/plugins/fx-transform  enabled");
+    expect(stdout).toContain(
+      "@fx/throws-setup@1.0.0  /api/plugins/fx-throws-setup  failed in setup: boom in setup",
+    );
+  });
+
+  test("svc plugins link makes a [DEV] copy that the server lists", async () => {
+    const source = mkdtempSync(join(tmpdir(), "svc-e2e-source-"));
+    cpSync(join(fixtures, "fx-mutate"), source, { recursive: true });
+    const { code, stdout } = await runBinary(["plugins", "link", source], {
+      SVC_PLUGINS_DIR: pluginsDir,
+      SVC_URL: server.url,
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain("linked @fx/mutate as @fx/mutate-dev [DEV]");
+    expect(stdout).toContain("reloaded its plugins");
+    expect(lstatSync(join(pluginsDir, "fx-mutate-dev", "dist")).isSymbolicLink()).toBe(true);
+    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing & {
+      items: { name: string; label: string | null }[];
+    };
+    expect(listing.items.find((item) => item.name === "@fx/mutate-dev")?.label).toBe("[DEV]");
+    const unlink = await runBinary(["plugins", "unlink", source], {
+      SVC_PLUGINS_DIR: pluginsDir,
+      SVC_URL: server.url,
+    });
+    expect(unlink.stdout).toContain("removed @fx/mutate-dev");
+  });
+
+  test("after a restart the listed plugins load again from the settings", async () => {
+    await server.stop();
+    server = await startBinary({ SVC_DB_PATH: join(dir, "data", "svc.db") });
+    await waitForLoaded(["@fx/transform", "@fx/routes"]);
+    const res = await fetch(`${server.url}/api/plugins/fx-transform/sdk`);
+    expect(res.status).toBe(200);
+  }, 30_000);
+});
