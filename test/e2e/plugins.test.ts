@@ -134,9 +134,7 @@ describe("plugins in the compiled binary", () => {
     expect(stdout).toContain("linked @fx/mutate as @fx/mutate-dev [DEV]");
     expect(stdout).toContain("reloaded its plugins");
     expect(lstatSync(join(pluginsDir, "fx-mutate-dev", "dist")).isSymbolicLink()).toBe(true);
-    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing & {
-      items: { name: string; label: string | null }[];
-    };
+    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
     expect(listing.items.find((item) => item.name === "@fx/mutate-dev")?.label).toBe("[DEV]");
     const unlink = await runBinary(["plugins", "unlink", source], {
       SVC_PLUGINS_DIR: pluginsDir,
