@@ -11,7 +11,12 @@ let pluginsDir: string;
 let server: RunningServer;
 
 type Listing = {
-  items: { name: string; loaded: boolean; error: { stage: string; message: string } | null }[];
+  items: {
+    name: string;
+    loaded: boolean;
+    label: string | null;
+    error: { stage: string; message: string } | null;
+  }[];
 };
 
 async function waitForLoaded(names: string[]): Promise<Listing> {
