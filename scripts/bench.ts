@@ -4,6 +4,7 @@
 const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   http: () => import("./bench/http.ts"),
   history: () => import("./bench/history.ts"),
+  dictionary: () => import("./bench/dictionary.ts"),
 };
 
 const wanted = process.argv.slice(2);
