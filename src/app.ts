@@ -11,6 +11,7 @@ import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
+import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
 import { createFormatsRoutes } from "./routes/formats.ts";
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps) {
   app.route("/api/dictionary", createDictionaryRoutes(deps));
   app.route("/api/vocabulary", createVocabularyRoutes(deps));
   app.route("/api/formats", createFormatsRoutes(deps));
+  app.route("/api", createDataTransferRoutes(deps));
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);

@@ -1,3 +1,5 @@
+import { createDataSections } from "./data-sections.ts";
+import { createDataTransfer, type DataTransfer } from "./data-transfer.ts";
 import type { Database } from "./db/database.ts";
 import { createDictionaryRepo, type DictionaryRepo } from "./db/dictionary-repo.ts";
 import { createFormatsRepo, type FormatsRepo } from "./db/formats-repo.ts";
@@ -10,11 +12,14 @@ import { createFormatMatcher, type FormatMatcher } from "./formats/matcher.ts";
 import { createHistoryService, type HistoryService } from "./history/service.ts";
 import type { Logger } from "./logger.ts";
 import { createSettingsService, type SettingsService } from "./settings/service.ts";
+import { version } from "./version.ts";
 
 /** The services routes and the dictation pipeline use, built once over one database. */
 export interface Services {
   settings: SettingsService;
   history: HistoryService;
+  /** GET /api/export and POST /api/import: settings and the data sections in one document. */
+  transfer: DataTransfer;
   /** Recompile the pipeline's matcher when `dictionary.version()` changes; `recordUsage` once per run. */
   dictionary: DictionaryRepo;
   vocabulary: VocabularyRepo;
@@ -33,11 +38,16 @@ export function createServices(db: Database, events: EventBus, logger: Logger): 
   const formats = createFormatsRepo(db);
   // Idempotent: adds built-ins a newer release ships, never overwrites the user's edits.
   formats.seedBuiltins(builtinFormats);
+  const dictionary = createDictionaryRepo(db);
+  const vocabulary = createVocabularyRepo(db);
+  const sections = createDataSections({ dictionary, vocabulary, formats });
+  const transfer = createDataTransfer({ db, settings, sections, events, version });
   return {
     settings,
     history,
-    dictionary: createDictionaryRepo(db),
-    vocabulary: createVocabularyRepo(db),
+    transfer,
+    dictionary,
+    vocabulary,
     formats,
     formatMatcher: createFormatMatcher(formats),
   };

@@ -37,11 +37,18 @@ export interface SettingsService {
   exportValues(): Record<string, unknown>;
   /**
    * Validates every value first, then writes them all; run it inside the caller's transaction.
-   * Secret keys are never imported: they are reported as skipped.
+   * `replace` also resets stored settings the values do not name. Secrets are never imported or
+   * reset: they are reported as skipped.
    */
-  importValues(values: Record<string, unknown>): { imported: number; skipped: string[] };
+  importValues(values: Record<string, unknown>, options?: { replace?: boolean }): SettingsImport;
   /** Called after every write with the key that changed. */
   onChange(listener: (key: string) => void): () => void;
+}
+
+export interface SettingsImport {
+  imported: string[];
+  reset: string[];
+  skipped: string[];
 }
 
 interface Stored {
@@ -165,13 +172,18 @@ export function createSettingsService(deps: {
       for (const [key, entry] of stored()) if (!settingDef(key)?.secret) values[key] = entry.value;
       return values;
     },
-    importValues(values) {
-      const entries = Object.entries(values).filter(([key]) => !settingDef(key)?.secret);
-      const skipped = Object.keys(values).filter((key) => settingDef(key)?.secret);
+    importValues(values, options = {}) {
+      const isSecret = (key: string) => settingDef(key)?.secret === true;
+      const entries = Object.entries(values).filter(([key]) => !isSecret(key));
       for (const [key, value] of entries) encodeSetting(key, value);
+      const reset = options.replace
+        ? [...stored().keys()].filter((key) => !isSecret(key) && !Object.hasOwn(values, key))
+        : [];
+      for (const key of reset) repo.remove(key);
       for (const [key, value] of entries) write(key, value);
-      for (const [key] of entries) changed(key);
-      return { imported: entries.length, skipped };
+      const imported = entries.map(([key]) => key);
+      for (const key of [...reset, ...imported]) changed(key);
+      return { imported, reset, skipped: Object.keys(values).filter(isSecret) };
     },
     onChange(listener) {
       listeners.add(listener);

@@ -1,0 +1,70 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { DataTransfer } from "../data-transfer.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import type { AppEnv } from "../http/types.ts";
+import { readJson, readQuery } from "../http/validate.ts";
+
+const importQuerySchema = v.object({
+  mode: v.optional(
+    v.pipe(
+      v.picklist(["merge", "replace"], 'mode must be "merge" or "replace"'),
+      v.description(
+        "merge (default) upserts and keeps what the document does not name; replace makes each included section equal to the document.",
+      ),
+    ),
+    "merge",
+  ),
+});
+
+const importReportSchema = v.object({
+  mode: v.picklist(["merge", "replace"]),
+  settings: v.optional(
+    v.object({ imported: v.array(v.string()), reset: v.array(v.string()), skipped: v.array(v.string()) }),
+  ),
+});
+
+/** `GET /api/export` and `POST /api/import`: a user's settings, dictionary, vocabulary and formats. */
+export function createDataTransferRoutes(deps: { transfer: DataTransfer; docs: ApiDocs }) {
+  const { transfer } = deps;
+  deps.docs.add(
+    {
+      method: "get",
+      path: "/api/export",
+      tag: "Data",
+      summary: "Export settings, dictionary, vocabulary and formats",
+      description:
+        'One JSON document {"format":"svc-export","version":1,...}. Secret settings (API keys) are never included; history is not exported.',
+      responses: { 200: { description: "The export document", schema: transfer.schema } },
+    },
+    {
+      method: "post",
+      path: "/api/import",
+      tag: "Data",
+      summary: "Restore an export document",
+      description:
+        "The whole document is validated first (400 invalid_import with the path of each problem) and restored in one transaction: all of it or nothing. Sections the document leaves out are not touched; secret settings in it are skipped. Publishes the sections' change events and data.imported.",
+      query: importQuerySchema,
+      body: transfer.schema,
+      responses: {
+        200: {
+          description: "What changed per section: {created, updated, unchanged, deleted}",
+          schema: importReportSchema,
+        },
+      },
+    },
+  );
+
+  return new Hono<AppEnv>()
+    .get("/export", (c) => {
+      const stamp = new Date().toISOString().slice(0, 10);
+      c.header("Content-Disposition", `attachment; filename="svc-export-${stamp}.json"`);
+      return c.json(transfer.exportDocument());
+    })
+    .post("/import", async (c) => {
+      const { mode } = readQuery(c, importQuerySchema);
+      // The body is validated as a whole by the transfer, which reports each problem's path.
+      const body = await readJson(c, v.unknown());
+      return c.json(transfer.importDocument(body, mode));
+    });
+}
