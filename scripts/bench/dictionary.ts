@@ -48,6 +48,9 @@ function server(dir: string, name: string) {
   return { db, app, dictionary, send };
 }
 
+type Server = ReturnType<typeof server>;
+type Step = (s: Server) => Promise<unknown>;
+
 const json = (list: Item[]) => JSON.stringify(list);
 const csv = (list: Item[]) => toCsv([["key", "value"], ...list.map((item) => [item.key, item.value])]);
 
@@ -58,14 +61,10 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 /** Runs `fn` on a fresh database `rounds` times; `prepare` seeds it first (not timed). */
-async function measure(
-  dir: string,
-  fn: (s: ReturnType<typeof server>) => Promise<unknown>,
-  prepare?: (s: ReturnType<typeof server>) => Promise<unknown>,
-) {
+async function measure(dir: string, name: string, fn: Step, prepare?: Step) {
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    const s = server(dir, `r${samples.length}-${Math.random().toString(36).slice(2)}`);
+    const s = server(dir, `${name}-${round}`);
     await prepare?.(s);
     samples.push(await timed(() => fn(s)));
     s.db.close();
@@ -81,12 +80,8 @@ export async function run(): Promise<void> {
     const changed = items(entries, "new ");
     const other = items(entries).map((item) => ({ ...item, key: `other ${item.key}` }));
     const importPath = "/api/dictionary/import";
-    const load = (s: ReturnType<typeof server>) => s.send(importPath, "application/json", json(list));
-    const cases: [
-      string,
-      (s: ReturnType<typeof server>) => Promise<unknown>,
-      ((s: ReturnType<typeof server>) => Promise<unknown>)?,
-    ][] = [
+    const load = (s: Server) => s.send(importPath, "application/json", json(list));
+    const cases: [name: string, step: Step, prepare?: Step][] = [
       ["import JSON into an empty dictionary", load],
       ["import CSV into an empty dictionary", (s) => s.send(importPath, "text/csv", csv(list))],
       ["re-import the same file (all unchanged)", load, load],
@@ -96,23 +91,15 @@ export async function run(): Promise<void> {
         (s) => s.send(`${importPath}?mode=replace`, "application/json", json(other)),
         load,
       ],
-      [
-        "export CSV",
-        (s) => s.app.request("/api/dictionary/export?format=csv").then((res) => res.text()),
-        load,
-      ],
+      ["export CSV", async (s) => (await s.app.request("/api/dictionary/export?format=csv")).text(), load],
     ];
     const out: (string | number)[][] = [["case", "entries", "p50 ms", "max ms", "target"]];
     let importP50 = Number.NaN;
-    for (const [name, fn, prepare] of cases) {
-      const t = await measure(dir, fn, prepare);
-      if (Number.isNaN(importP50)) importP50 = t.p50;
-      const verdict = name.startsWith("export")
-        ? ""
-        : t.max <= targetMs
-          ? `ok (≤${targetMs})`
-          : `OVER ${targetMs}`;
-      out.push([name, entries, fmt(t.p50), fmt(t.max), verdict]);
+    for (const [index, [name, step, prepare]] of cases.entries()) {
+      const t = await measure(dir, `case${index}`, step, prepare);
+      if (index === 0) importP50 = t.p50;
+      const verdict = t.max <= targetMs ? `ok (≤${targetMs})` : `OVER ${targetMs}`;
+      out.push([name, entries, fmt(t.p50), fmt(t.max), name.startsWith("export") ? "" : verdict]);
     }
     const single = server(dir, "one-by-one");
     const slice = list.slice(0, oneByOne);
