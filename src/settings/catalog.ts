@@ -41,7 +41,15 @@ const whole = (min: number, max: number) =>
     v.minValue(min, `must be at least ${min}`),
     v.maxValue(max, `must be at most ${max}`),
   );
-const secretText = v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(4096)));
+// Fixed messages: valibot's defaults can quote the received value, and a secret is never echoed.
+const secretText = v.nullable(
+  v.pipe(
+    v.string("must be a string, or null to clear it"),
+    v.trim(),
+    v.minLength(1, "must not be empty (send null to clear it)"),
+    v.maxLength(4096, "must be at most 4096 characters"),
+  ),
+);
 
 /** Every setting svc itself reads. Other keys are opaque client preferences (see service.ts). */
 export const settingsCatalog = {

@@ -173,6 +173,19 @@ describe("PUT /api/settings/:key", () => {
     expect(t.services.settings.get("remote_stt_api_key")).toBe("gsk-secret-value");
   });
 
+  test.each([[987654321], ["x".repeat(5000)], [["sk-in-array"]]])(
+    "an invalid secret is refused without quoting it back",
+    async (value) => {
+      const t = createTestApp();
+      const res = await put(t, "llm_api_key", value);
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(text).not.toContain("987654321");
+      expect(text).not.toContain("xxxxxxxx");
+      expect(text).not.toContain("sk-in-array");
+    },
+  );
+
   test("putting back the masked read of a secret is refused, not stored", async () => {
     const t = createTestApp();
     await put(t, "llm_api_key", "sk-1");
