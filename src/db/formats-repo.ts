@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { type FormatStyle, formatStyleSchema } from "../dictation/format-style.ts";
+import { AppError } from "../errors.ts";
 import type { BuiltinFormat } from "../formats/builtins.ts";
 import type { Page } from "../http/list.ts";
 import { likePattern } from "../http/list.ts";
@@ -49,6 +50,7 @@ export interface FormatsRepo {
   /** Every format, enabled or not; the matcher filters and orders them. */
   all(): Format[];
   get(id: number): Format | null;
+  count(): number;
   create(input: FormatInput): Format;
   update(id: number, input: FormatInput): Format | null;
   /** Deletes a user format; built-ins are never deleted (returns false). */
@@ -119,6 +121,7 @@ const params = (input: FormatInput, now: string): Params => [
 export function createFormatsRepo(db: Database): FormatsRepo {
   const byId = db.query<FormatRow, [number]>(`SELECT ${columns} FROM formats WHERE id = ?`);
   const everything = db.query<FormatRow, []>(`SELECT ${columns} FROM formats ORDER BY id`);
+  const countAll = db.query<{ n: number }, []>("SELECT count(*) AS n FROM formats");
   const insert = db.query<FormatRow, [string | null, ...Params]>(
     `INSERT INTO formats (builtin_key, label, app_pattern, instructions, enabled, priority, style, created_at, updated_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8) ON CONFLICT (builtin_key) DO NOTHING RETURNING ${columns}`,
@@ -179,6 +182,17 @@ export function createFormatsRepo(db: Database): FormatsRepo {
         summary.created++;
       }
     }
+    const total = countAll.get()?.n ?? 0;
+    if (options.maxEntries !== undefined && total > options.maxEntries) {
+      throw new AppError(
+        413,
+        "limit_exceeded",
+        `The import would leave ${total} formats; the limit is ${options.maxEntries}.`,
+        {
+          details: { total, limit: options.maxEntries },
+        },
+      );
+    }
     return summary;
   });
 
@@ -189,6 +203,7 @@ export function createFormatsRepo(db: Database): FormatsRepo {
       const row = byId.get(id);
       return row ? toFormat(row) : null;
     },
+    count: () => countAll.get()?.n ?? 0,
     create(input) {
       const row = insert.get(null, ...params(input, new Date().toISOString()));
       if (!row) throw new Error("INSERT … RETURNING gave no row");

@@ -52,7 +52,7 @@ export function createDictionaryRoutes(deps: DictionaryRouteDeps) {
       const { mode } = readQuery(c, importQuerySchema);
       const items = await readTable(c, dictionaryTable);
       const summary = dictionary.importAll(items, { mode, maxEntries });
-      if (summary.created + summary.updated + summary.deleted > 0) changed("imported", { ...summary });
+      if (summary.created + summary.updated + summary.deleted > 0) changed("imported", { mode, ...summary });
       return c.json(summary);
     })
     .get("/:id", (c) => c.json(found(readId(c))))

@@ -61,7 +61,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
     .get("/:id", (c) => c.json(found(readId(c))))
     .post("/", async (c) => {
       const input = await readJson(c, formatCreateSchema);
-      if (formats.all().length >= formatLimits.maxFormats) {
+      if (formats.count() >= formatLimits.maxFormats) {
         throw new AppError(413, "limit_exceeded", `There are already ${formatLimits.maxFormats} formats.`);
       }
       const format = formats.create(input);

@@ -52,7 +52,7 @@ export function createVocabularyRoutes(deps: VocabularyRouteDeps) {
       const { mode } = readQuery(c, importQuerySchema);
       const items = await readTable(c, vocabularyTable);
       const summary = vocabulary.importAll(items, { mode, maxEntries });
-      if (summary.created + summary.updated + summary.deleted > 0) changed("imported", { ...summary });
+      if (summary.created + summary.updated + summary.deleted > 0) changed("imported", { mode, ...summary });
       return c.json(summary);
     })
     .get("/:id", (c) => c.json(found(readId(c))))

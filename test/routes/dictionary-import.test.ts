@@ -35,7 +35,7 @@ describe("POST /api/dictionary/import", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ created: 2, updated: 0, unchanged: 0, deleted: 0 });
     expect(t.events).toEqual([
-      expect.objectContaining({ type: "dictionary.changed", action: "imported", created: 2, updated: 0 }),
+      expect.objectContaining({ type: "dictionary.changed", action: "imported", mode: "merge", created: 2 }),
     ]);
   });
 

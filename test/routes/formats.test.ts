@@ -209,3 +209,36 @@ describe("POST /api/formats/reset", () => {
     expect(t.events.at(-1)).toMatchObject({ type: "formats.changed", action: "reset" });
   });
 });
+
+describe("format limits", () => {
+  test("creating past 500 formats is 413 limit_exceeded", async () => {
+    const t = createTestApp();
+    const style = {
+      capitalize: true,
+      spokenPunctuation: true,
+      removeFillers: true,
+      endPunctuation: "keep" as const,
+    };
+    const extra = 500 - builtinFormats.length;
+    const items = Array.from({ length: extra }, (_, i) => ({
+      label: `F${i}`,
+      appPattern: `app${i}`,
+      instructions: "",
+      enabled: true,
+      priority: 0,
+      style,
+    }));
+    t.services.formats.importAll(items);
+    const res = await t.json("/api/formats", "POST", { label: "One more", appPattern: "x" });
+    expect(res.status).toBe(413);
+    expect((await errorOf(res)).code).toBe("limit_exceeded");
+    expect(() =>
+      t.services.formats.importAll(
+        [{ label: "Z", appPattern: "z", instructions: "", enabled: true, priority: 0, style }],
+        {
+          maxEntries: 500,
+        },
+      ),
+    ).toThrow("the limit is 500");
+  });
+});
