@@ -64,14 +64,15 @@ function csvRows(text: string, spec: TableSpec<v.GenericSchema>): RawRow[] {
     throw error;
   }
   const rows = records.filter((record) => record.fields.some((field) => field.trim() !== ""));
-  const header = rows.shift()?.fields.map((name) => name.trim().toLowerCase()) ?? [];
+  const first = rows.shift();
+  const header = first?.fields.map((name) => name.trim().toLowerCase()) ?? [];
   const missing = spec.required.filter((column) => !header.includes(column));
   if (missing.length > 0) {
     throw new AppError(
       400,
       "invalid_csv",
       `The CSV header must name the columns ${spec.columns.join(",")}; missing: ${missing.join(", ")}.`,
-      { details: { line: 1, header } },
+      { details: { line: first?.line ?? 1, header } },
     );
   }
   return rows.map((record) => {
