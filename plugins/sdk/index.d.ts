@@ -284,7 +284,7 @@ export interface Plugin {
  * export default factory;
  * ```
  */
-export type PluginFactory<O extends PluginOptions = PluginOptions> = (options?: O) => Plugin;
+export type PluginFactory<O extends object = PluginOptions> = (options?: O) => Plugin;
 
 /**
  * A UI page the plugin adds as a screen inside the app.
@@ -460,7 +460,7 @@ export declare function transform(
  * export default definePlugin((options: { limit?: number } = {}) => ({ name: "@acme/limit" }));
  * ```
  */
-export declare function definePlugin<O extends PluginOptions>(factory: PluginFactory<O>): PluginFactory<O>;
+export declare function definePlugin<O extends object>(factory: PluginFactory<O>): PluginFactory<O>;
 
 /**
  * `window.svc` when the page runs inside the app, otherwise undefined.
