@@ -10,6 +10,8 @@ import { guards } from "./http/guards.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
+import { createPluginNamespace } from "./plugins/dispatch.ts";
+import type { PluginHost } from "./plugins/host.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
@@ -18,6 +20,7 @@ import { createFormatsRoutes } from "./routes/formats.ts";
 import { createHealthRoutes, healthDocs } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
+import { createPluginRoutes } from "./routes/plugins.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
 import { createVocabularyRoutes } from "./routes/vocabulary.ts";
 import type { Services } from "./services.ts";
@@ -32,6 +35,8 @@ export interface AppDeps extends Services {
   maxBodyBytes: number;
   /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
   docs: ApiDocs;
+  /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
+  plugins: PluginHost;
   /** Speech model presets, downloads and the models directory. */
   models: ModelService;
 }
@@ -63,6 +68,9 @@ export function createApp(deps: AppDeps) {
   app.route("/api/vocabulary", createVocabularyRoutes(deps));
   app.route("/api/formats", createFormatsRoutes(deps));
   app.route("/api", createDataTransferRoutes(deps));
+  // Management first: its paths are reserved, so no plugin namespace can shadow them.
+  app.route("/api/plugins", createPluginRoutes(deps));
+  app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);

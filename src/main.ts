@@ -6,6 +6,7 @@ import { backupFile } from "./cli/backup.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
 import { runModelsCommand } from "./cli/models.ts";
+import { runPluginsCommand } from "./cli/plugins.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { openDatabase, sqliteVersion } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
@@ -16,6 +17,7 @@ import { createEventBus } from "./events.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { createLogger, type Logger } from "./logger.ts";
+import { createPluginSystem } from "./plugins/system.ts";
 import { createServices } from "./services.ts";
 import { version } from "./version.ts";
 
@@ -56,6 +58,16 @@ async function serve(env: Env): Promise<number> {
   const events = createEventBus((error) => logger.warn("event listener failed", { error }));
   const services = createServices(db, events, logger);
   services.history.startRetention();
+  const plugins = createPluginSystem({
+    pluginsDir: config.pluginsDir,
+    registryUrl: config.npmRegistry,
+    db,
+    settings: services.settings,
+    events,
+    logger,
+  });
+  // A broken plugins folder is reported, never fatal: the server runs without plugins.
+  await plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
   const models = createModelService({
     store: createModelStore({ dir: config.modelsDir }),
     baseUrl: config.modelBaseUrl,
@@ -65,6 +77,7 @@ async function serve(env: Env): Promise<number> {
   });
   const app = createApp({
     ...services,
+    plugins,
     models,
     db,
     events,
@@ -100,6 +113,7 @@ async function serve(env: Env): Promise<number> {
   }
   return await waitForShutdown(async () => {
     services.history.stopRetention();
+    await plugins.stop();
     // Downloads stop with their partial files kept; the next pull resumes them.
     await models.stop();
     socket.closeAll();
@@ -201,6 +215,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
     case "models":
       // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
+    case "plugins":
+      return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
     case "version":
       return printVersion();
     default:

@@ -14,6 +14,7 @@ Environment:
   SVC_MAX_BODY_SIZE        largest request body (default 64mb)
   SVC_SHUTDOWN_TIMEOUT_MS  how long in-flight requests may finish on SIGTERM (default 10000)
   SVC_PLUGINS_DIR          plugins folder (default: plugins/ beside the database)
+  SVC_NPM_REGISTRY         registry plugins are installed from (default https://registry.npmjs.org)
   SVC_MODELS_DIR           speech models folder (default: models/ beside the database)
   SVC_MODEL_BASE_URL       where models are downloaded from (default: the whisper.cpp files on Hugging Face)
   DO_NOT_TRACK             accepted for convention; svc never sends telemetry`,
@@ -24,6 +25,24 @@ answers {"status":"ok"}, 1 otherwise. Used by the container's HEALTHCHECK.`,
   version: `Usage: svc version
 
 Prints the svc version, the Bun runtime and the SQLite library versions.`,
+  plugins: `Usage: svc plugins link [DIR] [--copy] [--no-build]
+       svc plugins unlink [DIR]
+       svc plugins list | reload
+       svc plugins install NAME [--version V] [--enable]
+       svc plugins uninstall NAME [--purge]
+       svc plugins enable NAME | disable NAME
+
+  link       in a plugin's folder (or DIR): runs its build script, then makes the development
+             copy <slug>-dev in the plugins folder, named <name>-dev and labelled [DEV], whose
+             dist/ links to the plugin's (a copy where links are unavailable: link again after
+             each build). It coexists with an installed copy; enable it to run it.
+  unlink     removes that development copy
+  list, install, uninstall, enable, disable, reload
+             ask the running server (SVC_URL or --url; default http://HOST:PORT). install
+             fetches from SVC_NPM_REGISTRY and leaves the plugin off unless --enable; uninstall
+             keeps the plugin's stored data unless --purge.
+
+The plugins folder is SVC_PLUGINS_DIR, default plugins/ beside SVC_DB_PATH.`,
   models: `Usage: svc models list
        svc models pull NAME [--url URL [--sha256 HEX] [--size BYTES]]
        svc models rm NAME
@@ -54,6 +73,7 @@ Commands:
   serve          start the server (default)
   healthcheck    exit 0 when the server on HOST:PORT is healthy
   backup PATH    write a consistent copy of the database
+  plugins        link, list, install, uninstall, enable, disable or reload plugins
   models         list, pull, remove or import speech models
   version        print versions
   help [command] show help for a command

@@ -20,7 +20,10 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     headers.set("X-Request-Id", requestId);
     headers.set("X-Content-Type-Options", "nosniff");
     headers.set("Referrer-Policy", "no-referrer");
-    headers.set("Cross-Origin-Resource-Policy", "same-origin");
+    // Plugin UI assets set cross-origin: their sandboxed pages have an opaque origin.
+    if (!headers.has("Cross-Origin-Resource-Policy")) {
+      headers.set("Cross-Origin-Resource-Policy", "same-origin");
+    }
     if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
     // Never let a route or plugin open the API to other origins.
     headers.delete("Access-Control-Allow-Origin");

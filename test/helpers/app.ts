@@ -11,6 +11,8 @@ import { createModelStore } from "../../src/dictation/models/store.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
+import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
+import { createPluginSystem } from "../../src/plugins/system.ts";
 import { createServices, type Services } from "../../src/services.ts";
 
 export interface TestApp {
@@ -22,6 +24,8 @@ export interface TestApp {
   logs: Record<string, unknown>[];
   logger: Logger;
   services: Services;
+  /** Not started: call `plugins.start()` to load the plugins directory. */
+  plugins: PluginHost;
   models: ModelService;
   /** `app.request` with `Host: localhost` unless the test sets its own headers. */
   request(path: string, init?: RequestInit): Promise<Response>;
@@ -32,6 +36,13 @@ export interface TestAppOptions {
   trustedOrigins?: string[];
   allowedHosts?: string[];
   maxBodyBytes?: number;
+  /** Default: a fresh folder name under the temp directory, created when the host starts. */
+  pluginsDir?: string;
+  /** Default: a closed port, so no test reaches a real registry by accident. */
+  npmRegistry?: string;
+  pluginHost?: Partial<PluginHostOptions>;
+  /** Default: an in-memory database; a file survives to a second app (restart tests). */
+  dbPath?: string;
   /** Default: a fresh folder name under the temp directory, created only when a model is written. */
   modelsDir?: string;
   modelBaseUrl?: string;
@@ -41,7 +52,7 @@ export interface TestAppOptions {
 
 /** A fresh app over a fresh in-memory database, built exactly as main.ts builds it. */
 export function createTestApp(options: TestAppOptions = {}): TestApp {
-  const db = openDatabase(":memory:", { migrations });
+  const db = openDatabase(options.dbPath ?? ":memory:", { migrations });
   runMigrations(db, migrations);
   const events: ServerEvent[] = [];
   const bus = createEventBus();
@@ -53,6 +64,15 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     write: (line) => logs.push(JSON.parse(line)),
   });
   const services = createServices(db, bus, logger);
+  const plugins = createPluginSystem({
+    pluginsDir: options.pluginsDir ?? join(tmpdir(), `svc-test-plugins-${randomUUID()}`),
+    registryUrl: options.npmRegistry ?? "http://127.0.0.1:9",
+    db,
+    settings: services.settings,
+    events: bus,
+    logger,
+    overrides: options.pluginHost,
+  });
   const models = createModelService({
     store: createModelStore({
       dir: options.modelsDir ?? join(tmpdir(), `svc-test-models-${randomUUID()}`),
@@ -65,6 +85,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   });
   const app = createApp({
     ...services,
+    plugins,
     models,
     db,
     events: bus,
@@ -86,5 +107,5 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, logs, logger, services, models, request, json };
+  return { app, db, events, logs, logger, services, plugins, models, request, json };
 }

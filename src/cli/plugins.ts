@@ -1,0 +1,193 @@
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
+import { pluginSlug } from "../plugins/slug.ts";
+import type { PluginStatus } from "../plugins/types.ts";
+import { dialHost } from "./healthcheck.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface PluginsCliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  cwd: string;
+}
+
+const usage =
+  "usage: svc plugins link [DIR] | unlink [DIR] | list | install NAME | uninstall NAME | reload | enable NAME | disable NAME";
+
+/** The plugins folder the server uses: SVC_PLUGINS_DIR, else plugins/ beside SVC_DB_PATH (as in config.ts). */
+export function pluginsDirFrom(env: Env): string | undefined {
+  if (env.SVC_PLUGINS_DIR?.trim()) return resolve(env.SVC_PLUGINS_DIR.trim());
+  if (env.SVC_DB_PATH?.trim() && env.SVC_DB_PATH.trim() !== ":memory:") {
+    return join(dirname(resolve(env.SVC_DB_PATH.trim())), "plugins");
+  }
+  return undefined;
+}
+
+function serverUrl(env: Env, flag: string | undefined): string {
+  const url = flag ?? env.SVC_URL;
+  if (url) return url.replace(/\/+$/, "");
+  return `http://${dialHost(env.HOST ?? "127.0.0.1")}:${env.PORT ?? "4649"}`;
+}
+
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
+  } catch {
+    throw new CliError(`no svc server answered at ${base}: start it, or point SVC_URL (or --url) at it`);
+  }
+  const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) {
+    const error = json.error as { message?: string } | undefined;
+    throw new CliError(error?.message ?? `the server answered HTTP ${response.status}`);
+  }
+  return json;
+}
+
+function describe(plugin: PluginStatus): string {
+  const state = plugin.error
+    ? `failed in ${plugin.error.stage}: ${plugin.error.message}`
+    : plugin.loaded
+      ? "enabled"
+      : plugin.enabled
+        ? "enabled, not loaded"
+        : plugin.listed
+          ? "disabled"
+          : "installed, not listed";
+  const label = plugin.label ? ` ${plugin.label}` : "";
+  return `${plugin.name}@${plugin.version ?? "?"}${label}  /api/plugins/${plugin.slug}  ${state}\n`;
+}
+
+/** After link/unlink: a running server picks the change up now rather than at its next reload. */
+async function reloadQuietly(base: string, io: PluginsCliIo): Promise<void> {
+  try {
+    await call(base, "POST", "/api/plugins/reload");
+    io.stdout.write(`the server at ${base} reloaded its plugins\n`);
+  } catch {
+    io.stdout.write(`no server reloaded: run "svc plugins reload" (or restart svc) to apply\n`);
+  }
+}
+
+async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args,
+    options: {
+      copy: { type: "boolean" },
+      "no-build": { type: "boolean" },
+      version: { type: "string" },
+      enable: { type: "boolean" },
+      purge: { type: "boolean" },
+      url: { type: "string" },
+    },
+    allowPositionals: true,
+  });
+  const [command, target] = positionals;
+  const base = serverUrl(env, values.url);
+  const needTarget = () => {
+    if (!target) throw new CliError(`${usage}\n(${command} needs a plugin name)`, 2);
+    return target;
+  };
+  switch (command) {
+    case "link":
+    case "unlink": {
+      const pluginsDir = pluginsDirFrom(env);
+      if (!pluginsDir)
+        throw new CliError("set SVC_PLUGINS_DIR (or SVC_DB_PATH) to the server's plugins folder");
+      const sourceDir = resolve(io.cwd, target ?? ".");
+      if (command === "unlink") {
+        const result = await unlinkPlugin({ sourceDir, pluginsDir });
+        io.stdout.write(
+          result.removed
+            ? `removed ${result.devName} (${result.dir})\n`
+            : `${result.devName} was not linked\n`,
+        );
+      } else {
+        const result = await linkPlugin({
+          sourceDir,
+          pluginsDir,
+          build: !values["no-build"],
+          forceCopy: values.copy,
+        });
+        io.stdout.write(`linked ${result.name} as ${result.devName} [DEV] in ${result.dir}\n`);
+        if (result.mode === "copy") {
+          io.stdout.write(
+            "symlinks are unavailable here, so dist/ was copied: run link again after every build\n",
+          );
+        }
+        io.stdout.write(`turn it on with: svc plugins enable ${result.devName}\n`);
+      }
+      await reloadQuietly(base, io);
+      return 0;
+    }
+    case "list": {
+      const { items } = (await call(base, "GET", "/api/plugins")) as { items: PluginStatus[] };
+      if (items.length === 0) io.stdout.write("no plugins installed\n");
+      for (const item of items) io.stdout.write(describe(item));
+      return 0;
+    }
+    case "install": {
+      const body = { npmName: needTarget(), version: values.version, enable: values.enable === true };
+      const { plugin } = (await call(base, "POST", "/api/plugins/install", body)) as { plugin: PluginStatus };
+      io.stdout.write(describe(plugin));
+      if (!plugin.enabled) io.stdout.write(`installed but off: svc plugins enable ${plugin.name}\n`);
+      return 0;
+    }
+    case "uninstall": {
+      await call(base, "POST", "/api/plugins/uninstall", {
+        specifier: needTarget(),
+        purge: values.purge === true,
+      });
+      io.stdout.write(`uninstalled ${target}${values.purge ? " and deleted its data" : ""}\n`);
+      return 0;
+    }
+    case "enable":
+    case "disable": {
+      const path = `/api/plugins/${pluginSlug(needTarget())}/${command}`;
+      const { plugin } = (await call(base, "POST", path)) as { plugin: PluginStatus };
+      io.stdout.write(describe(plugin));
+      return 0;
+    }
+    case "reload": {
+      const { items } = (await call(base, "POST", "/api/plugins/reload")) as { items: PluginStatus[] };
+      for (const item of items) io.stdout.write(describe(item));
+      return 0;
+    }
+    default:
+      throw new CliError(usage, 2);
+  }
+}
+
+/** `svc plugins …`: link/unlink work on the plugins folder; the rest ask the running server. */
+export async function runPluginsCommand(
+  args: string[],
+  env: Env,
+  io: PluginsCliIo = { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() },
+): Promise<number> {
+  try {
+    return await run(args, env, io);
+  } catch (error) {
+    io.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    return error instanceof CliError ? error.exitCode : 1;
+  }
+}

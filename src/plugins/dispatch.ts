@@ -1,0 +1,72 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { AppError, notFound } from "../errors.ts";
+import type { AppEnv } from "../http/types.ts";
+import { reservedSlugs, slugPattern } from "./slug.ts";
+import { reasonOf, StepTimeout, withTimeout } from "./timeout.ts";
+import type { LoadedPlugin } from "./types.ts";
+
+/**
+ * The request path exactly as it arrived (percent-encodings kept). Slug matching works on this
+ * one value, so `%2F`, `%61` or other spellings of a segment never reach a namespace they only
+ * decode to.
+ */
+export function rawPath(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start < 0) return "/";
+  const end = url.slice(start).search(/[?#]/);
+  return end < 0 ? url.slice(start) : url.slice(start, start + end);
+}
+
+/** The slug of `/api/plugins/<slug>/…`, when the segment is spelled exactly as a slug. */
+export function namespaceSlug(path: string): string | undefined {
+  const match = /^\/api\/plugins\/([^/]+)(?:\/|$)/.exec(path);
+  const slug = match?.[1];
+  return slug !== undefined && slugPattern.test(slug) && !reservedSlugs.has(slug) ? slug : undefined;
+}
+
+/** Runs handlers Hono-style: each answers with a Response or calls `next()` to pass on. */
+async function runChain(c: Context<AppEnv>, handlers: readonly MiddlewareHandler<AppEnv>[]) {
+  let last = -1;
+  const dispatch = async (index: number): Promise<Response | undefined> => {
+    if (index <= last) throw new Error("next() was called more than once");
+    last = index;
+    const handler = handlers[index];
+    if (!handler) return undefined;
+    let downstream: Response | undefined;
+    const result: unknown = await handler(c, async () => {
+      downstream = await dispatch(index + 1);
+    });
+    return result instanceof Response ? result : downstream;
+  };
+  return dispatch(0);
+}
+
+/**
+ * `/api/plugins/<slug>/…` → that plugin's middleware and nobody else's. No answer is a 404
+ * envelope; a throw is 500 `plugin_failed` naming the plugin; a slow answer is 504.
+ */
+export function createPluginNamespace(deps: {
+  find(slug: string): LoadedPlugin | undefined;
+  readonly timeouts: { readonly requestMs: number };
+}): MiddlewareHandler<AppEnv> {
+  return async (c) => {
+    const path = rawPath(c.req.url);
+    const slug = namespaceSlug(path);
+    const plugin = slug === undefined ? undefined : deps.find(slug);
+    if (!plugin)
+      throw notFound(`No route for ${c.req.method} ${path}: no enabled plugin has this namespace.`);
+    let response: Response | undefined;
+    try {
+      response = await withTimeout(runChain(c, plugin.plugin.middleware), deps.timeouts.requestMs);
+    } catch (error) {
+      const timedOut = error instanceof StepTimeout;
+      const message = `plugin "${plugin.name}" failed in middleware: ${reasonOf(error)}`;
+      c.get("logger")?.error(message, { plugin: plugin.name, hook: "middleware" });
+      throw new AppError(timedOut ? 504 : 500, timedOut ? "plugin_timeout" : "plugin_failed", message, {
+        details: { plugin: plugin.name },
+      });
+    }
+    if (!response) throw notFound(`Plugin "${plugin.name}" has no route for ${c.req.method} ${path}.`);
+    return response;
+  };
+}

@@ -1,0 +1,109 @@
+import { rm } from "node:fs/promises";
+import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { EventBus } from "../events.ts";
+import { locatePackage, scanPluginsDir } from "./discovery.ts";
+import type { Installer } from "./installer.ts";
+import { parseEntry } from "./load-all.ts";
+import { assertPackageName } from "./package-name.ts";
+import type { PluginSettingsStore, PluginStatus } from "./types.ts";
+
+export interface PluginLifecycle {
+  /**
+   * Installs from the registry and lists the plugin in `plugins`. Installing code is not consent
+   * to run it: a newly listed plugin stays in `disabled_plugins` unless `enable` is true.
+   */
+  install(request: {
+    name: string;
+    version?: string;
+    enable?: boolean;
+  }): Promise<{ plugin: PluginStatus; created: boolean }>;
+  /** Unlists the plugin and deletes its files; its storage is kept unless `purge`. */
+  uninstall(request: { specifier: string; purge?: boolean }): Promise<{ name: string; purged: number }>;
+  /** Switches a plugin on (listing it if needed) or off (`disabled_plugins`), then reloads. */
+  setEnabled(slug: string, enabled: boolean): Promise<PluginStatus>;
+}
+
+export function createLifecycle(deps: {
+  pluginsDir: string;
+  settings: PluginSettingsStore;
+  storage: PluginStorageRepo;
+  events: EventBus;
+  installer: Installer | undefined;
+  reload(): Promise<void>;
+  list(): Promise<PluginStatus[]>;
+}): PluginLifecycle {
+  const { settings, events } = deps;
+  const listedNames = () => settings.entries().map((entry) => parseEntry(entry).name);
+
+  async function statusOf(name: string): Promise<PluginStatus> {
+    const status = (await deps.list()).find((item) => item.name === name);
+    if (!status) throw notFound(`Plugin "${name}" is neither listed nor installed.`);
+    return status;
+  }
+
+  return {
+    async install({ name, version, enable = false }) {
+      assertPackageName(name);
+      if (!deps.installer) {
+        throw new AppError(
+          503,
+          "installer_unavailable",
+          "This server cannot install plugins from a registry.",
+        );
+      }
+      const result = await deps.installer.install(name, version);
+      const wasListed = listedNames().includes(name);
+      const disabled = new Set(settings.disabled());
+      const wasEnabled = wasListed && !disabled.has(name);
+      if (enable) disabled.delete(name);
+      else if (!wasEnabled) disabled.add(name);
+      // disabled_plugins first: listing it must never load it, not even for one reload.
+      if (disabled.has(name) !== settings.disabled().includes(name)) settings.setDisabled([...disabled]);
+      if (!wasListed) settings.setEntries([...settings.entries(), name]);
+      await deps.reload();
+      const plugin = await statusOf(name);
+      events.publish("plugins.installed", { name, version: result.version, enabled: plugin.enabled });
+      return { plugin, created: !result.replaced };
+    },
+
+    async uninstall({ specifier, purge = false }) {
+      const folder = locatePackage(await scanPluginsDir(deps.pluginsDir), deps.pluginsDir, specifier);
+      const wasListed = listedNames().includes(specifier);
+      if (!wasListed && !folder) throw notFound(`Plugin "${specifier}" is neither listed nor installed.`);
+      if (wasListed)
+        settings.setEntries(settings.entries().filter((entry) => parseEntry(entry).name !== specifier));
+      if (settings.disabled().includes(specifier)) {
+        settings.setDisabled(settings.disabled().filter((name) => name !== specifier));
+      }
+      if (folder) {
+        if (deps.installer) await deps.installer.remove(specifier, folder.dir);
+        else await rm(folder.dir, { recursive: true, force: true });
+      }
+      const purged = purge ? deps.storage.purge(specifier) : 0;
+      await deps.reload();
+      events.publish("plugins.uninstalled", { name: specifier, purged: purge });
+      return { name: specifier, purged };
+    },
+
+    async setEnabled(slug, enabled) {
+      const all = await deps.list();
+      const target =
+        all.find((status) => status.slug === slug && status.listed) ?? all.find((s) => s.slug === slug);
+      if (!target) throw notFound(`No listed or installed plugin has the slug "${slug}".`);
+      const { name } = target;
+      const disabled = settings.disabled();
+      if (enabled) {
+        if (disabled.includes(name)) settings.setDisabled(disabled.filter((item) => item !== name));
+        if (!target.listed) {
+          assertPackageName(name);
+          settings.setEntries([...settings.entries(), name]);
+        }
+      } else if (target.listed && !disabled.includes(name)) {
+        settings.setDisabled([...disabled, name]);
+      }
+      await deps.reload();
+      return statusOf(name);
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/types.ts";
+import type { Logger } from "../logger.ts";
+import type { PluginManifest } from "./manifest.ts";
+import type { PluginStorage } from "./storage.ts";
+import { reasonOf, withTimeout } from "./timeout.ts";
+import type { LoadedPlugin, PluginObject, PluginStage, PluginTimeouts } from "./types.ts";
+
+/** A step of loading failed; `stage` names it for the report. */
+export class PluginLoadError extends Error {
+  readonly stage: PluginStage;
+  constructor(stage: PluginStage, message: string) {
+    super(message);
+    this.name = "PluginLoadError";
+    this.stage = stage;
+  }
+}
+
+export interface LoadRequest {
+  dir: string;
+  manifest: PluginManifest;
+  slug: string;
+  options: Readonly<Record<string, unknown>>;
+  /** Distinguishes this load's module URL from earlier ones, so rebuilt code is imported. */
+  generation: number;
+  storage: PluginStorage;
+  logger: Logger;
+  timeouts: PluginTimeouts;
+}
+
+async function step<T>(stage: PluginStage, ms: number, work: () => PromiseLike<T> | T): Promise<T> {
+  try {
+    return await withTimeout(
+      Promise.resolve().then(() => work()),
+      ms,
+    );
+  } catch (error) {
+    throw new PluginLoadError(stage, reasonOf(error));
+  }
+}
+
+const isFunction = (value: unknown): value is (...args: never[]) => unknown => typeof value === "function";
+
+/** Checks the factory's result member by member, so a wrong shape fails at load, not mid-request. */
+function checkPlugin(value: unknown): PluginObject {
+  if (typeof value !== "object" || value === null) {
+    throw new Error(`the factory returned ${value === null ? "null" : typeof value}, not a plugin object`);
+  }
+  const record = value as Record<string, unknown>;
+  const { name, setup, middleware = [], afterCleanup, dispose } = record;
+  if (typeof name !== "string" || name.length === 0) throw new Error("the plugin has no name");
+  for (const [member, fn] of Object.entries({ setup, afterCleanup, dispose })) {
+    if (fn !== undefined && !isFunction(fn)) throw new Error(`${member} must be a function`);
+  }
+  if (!Array.isArray(middleware) || !middleware.every(isFunction)) {
+    throw new Error("middleware must be an array of (c, next) functions");
+  }
+  // Bound to the plugin's own object, so hooks that use `this` see what setup left there.
+  const bind = <F>(fn: unknown) => (isFunction(fn) ? (fn.bind(value) as F) : undefined);
+  return {
+    name,
+    setup: bind<PluginObject["setup"]>(setup),
+    middleware: middleware as MiddlewareHandler<AppEnv>[],
+    afterCleanup: bind<PluginObject["afterCleanup"]>(afterCleanup),
+    dispose: bind<PluginObject["dispose"]>(dispose),
+  };
+}
+
+function pluginLogger(logger: Logger, name: string) {
+  const child = logger.child({ plugin: name });
+  const emit = (level: "debug" | "info" | "warn" | "error") => (message: unknown, extra?: unknown) =>
+    child[level](`[${name}] ${String(message)}`, extra && typeof extra === "object" ? { extra } : undefined);
+  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
+}
+
+/** Imports, builds and sets up one plugin. Every step is time-limited. */
+export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
+  const { dir, manifest, slug, timeouts } = request;
+  const entry = join(dir, manifest.main);
+  const info = await stat(entry).catch(() => undefined);
+  if (!info?.isFile())
+    throw new PluginLoadError("import", `main file ${manifest.main} does not exist; build the plugin`);
+  // A path (not a file URL) with a query: Bun then evaluates the rebuilt file afresh.
+  const module = await step("import", timeouts.importMs, () => import(`${entry}?v=${request.generation}`));
+  const factory: unknown = (module as { default?: unknown }).default;
+  if (!isFunction(factory)) {
+    throw new PluginLoadError(
+      "import",
+      "the entry module has no default export function (the plugin factory)",
+    );
+  }
+  const plugin = await step("factory", timeouts.factoryMs, async () =>
+    checkPlugin(await (factory as (options: unknown) => unknown)({ ...request.options })),
+  );
+  const ctx = Object.freeze({
+    name: manifest.name,
+    slug,
+    basePath: `/api/plugins/${slug}`,
+    mode: "server" as const,
+    storage: request.storage,
+    logger: pluginLogger(request.logger, manifest.name),
+  });
+  const setup = plugin.setup;
+  if (setup) await step("setup", timeouts.setupMs, () => setup(ctx));
+  return { name: manifest.name, slug, dir, manifest, plugin };
+}
+
+/** Calls a plugin's dispose; returns why it failed, if it did. */
+export async function disposePlugin(loaded: LoadedPlugin, ms: number): Promise<string | undefined> {
+  const dispose = loaded.plugin.dispose;
+  if (!dispose) return undefined;
+  try {
+    await withTimeout(
+      Promise.resolve().then(() => dispose()),
+      ms,
+    );
+    return undefined;
+  } catch (error) {
+    return reasonOf(error);
+  }
+}

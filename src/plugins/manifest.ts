@@ -1,0 +1,182 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import * as v from "valibot";
+import { describeIssues } from "../http/validate.ts";
+import { packageNameProblem } from "./package-name.ts";
+
+/** A page a plugin adds to the app, as listed by `GET /api/plugins`. */
+export interface PluginPage {
+  id: string;
+  title: string;
+  /** Path of the built HTML inside the package, under `dist/ui/`. */
+  entry: string;
+}
+
+/** The validated parts of a plugin's `package.json` the host uses. */
+export interface PluginManifest {
+  name: string;
+  version: string;
+  description: string | null;
+  main: string;
+  displayName: string | null;
+  icon: string | null;
+  pages: PluginPage[];
+  /** Set by `svc plugins link` on development copies: the folder the copy was made from. */
+  devSource: string | null;
+  /** Package names under dependencies, optionalDependencies, bundleDependencies, peerDependencies. */
+  dependencies: string[];
+}
+
+// No empty, "." or ".." segment, no dotfiles, no backslash, colon or other surprises.
+const segment = /^[A-Za-z0-9_@+~-][A-Za-z0-9._@+~-]*$/;
+
+/** `path` with a leading "./" removed, when every segment is plain; otherwise undefined. */
+export function normaliseRelativePath(path: string): string | undefined {
+  const trimmed = path.startsWith("./") ? path.slice(2) : path;
+  if (trimmed.length === 0 || trimmed.length > 255) return undefined;
+  const parts = trimmed.split("/");
+  return parts.every((part) => segment.test(part)) ? trimmed : undefined;
+}
+
+const relativePath = (what: string) =>
+  v.pipe(
+    v.string(`${what} must be a string`),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      const normalised = normaliseRelativePath(dataset.value);
+      if (normalised === undefined) {
+        addIssue({
+          message: `${what} must be a plain relative path inside the package (no "..", no leading "/")`,
+        });
+        return NEVER;
+      }
+      return normalised;
+    }),
+  );
+
+const pageSchema = v.object({
+  id: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9-]{0,63}$/, "page id must be 1-64 of a-z, 0-9 and -")),
+  title: v.pipe(v.string(), v.trim(), v.minLength(1, "page title is empty"), v.maxLength(80)),
+  entry: v.pipe(
+    relativePath("page entry"),
+    v.check(
+      (entry) => entry.startsWith("dist/ui/") && entry.endsWith(".html"),
+      "page entry must be an .html file under dist/ui/",
+    ),
+  ),
+});
+
+const dependencyMap = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.string())]));
+
+export const manifestSchema = v.object({
+  name: v.pipe(
+    v.string("name must be a string"),
+    v.check((name) => packageNameProblem(name) === undefined, "name is not a valid plugin package name"),
+  ),
+  version: v.pipe(
+    v.string("version must be a string"),
+    v.regex(
+      /^\d{1,9}\.\d{1,9}\.\d{1,9}(?:-[0-9A-Za-z.-]{1,64})?(?:\+[0-9A-Za-z.-]{1,64})?$/,
+      "version must be a semver version such as 1.2.3",
+    ),
+  ),
+  description: v.optional(v.pipe(v.string(), v.maxLength(1000))),
+  type: v.literal("module", 'type must be "module": plugins are ES modules'),
+  main: v.pipe(
+    relativePath("main"),
+    v.check((main) => /\.m?js$/.test(main), "main must name a .js or .mjs file, e.g. dist/index.js"),
+  ),
+  svc: v.object(
+    {
+      displayName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(80))),
+      icon: v.optional(v.pipe(v.string(), v.maxLength(64))),
+      contributes: v.optional(
+        v.object({
+          pages: v.optional(
+            v.pipe(
+              v.array(pageSchema),
+              v.maxLength(20, "at most 20 pages"),
+              v.check(
+                (pages) => new Set(pages.map((page) => page.id)).size === pages.length,
+                "page ids must be unique",
+              ),
+            ),
+          ),
+        }),
+      ),
+    },
+    'the "svc" field (the plugin manifest) is missing or not an object',
+  ),
+  svcDev: v.optional(v.object({ source: v.string() })),
+  dependencies: dependencyMap,
+  optionalDependencies: dependencyMap,
+  bundleDependencies: dependencyMap,
+  bundledDependencies: dependencyMap,
+  peerDependencies: dependencyMap,
+});
+
+/** Thrown when a package is not a usable svc plugin; the message says what to fix. */
+export class ManifestError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ManifestError";
+  }
+}
+
+const depNames = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : value && typeof value === "object" ? Object.keys(value) : [];
+
+/** Validates parsed `package.json` content. */
+export function parseManifest(json: unknown): PluginManifest {
+  const result = v.safeParse(manifestSchema, json);
+  if (!result.success) {
+    const issues = describeIssues(result.issues).map((issue) =>
+      issue.path ? `${issue.path}: ${issue.message}` : issue.message,
+    );
+    throw new ManifestError(`invalid package.json: ${issues.join("; ")}`);
+  }
+  const out = result.output;
+  const deps = [
+    out.dependencies,
+    out.optionalDependencies,
+    out.bundleDependencies,
+    out.bundledDependencies,
+    out.peerDependencies,
+  ].flatMap(depNames);
+  return {
+    name: out.name,
+    version: out.version,
+    description: out.description ?? null,
+    main: out.main,
+    displayName: out.svc.displayName || null,
+    icon: out.svc.icon ?? null,
+    pages: out.svc.contributes?.pages ?? [],
+    devSource: out.svcDev?.source ?? null,
+    dependencies: [...new Set(deps)],
+  };
+}
+
+const maxManifestBytes = 1024 * 1024;
+
+/** Reads and validates `<dir>/package.json`. */
+export async function readManifest(dir: string): Promise<PluginManifest> {
+  const path = join(dir, "package.json");
+  let text: string;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new ManifestError("package.json is not a file");
+    if (info.size > maxManifestBytes) throw new ManifestError("package.json is larger than 1 MiB");
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (error instanceof ManifestError) throw error;
+    throw new ManifestError(
+      `cannot read package.json: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ManifestError("package.json is not valid JSON");
+  }
+  return parseManifest(json);
+}

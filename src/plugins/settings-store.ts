@@ -1,0 +1,21 @@
+import type { SettingsService } from "../settings/service.ts";
+import type { PluginEntry, PluginSettingsStore } from "./types.ts";
+
+/** The host's view of the `plugins` and `disabled_plugins` settings. */
+export function pluginSettingsFrom(settings: SettingsService): PluginSettingsStore {
+  return {
+    entries: () => settings.get("plugins") as readonly PluginEntry[],
+    disabled: () => settings.get("disabled_plugins"),
+    setEntries(entries) {
+      settings.set("plugins", entries);
+    },
+    setDisabled(names) {
+      settings.set("disabled_plugins", names);
+    },
+    onChange(listener) {
+      return settings.onChange((key) => {
+        if (key === "plugins" || key === "disabled_plugins") listener();
+      });
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../http/types.ts";
+import type { PluginManifest, PluginPage } from "./manifest.ts";
+
+/** One entry of the `plugins` setting: a package name or `[name, options]`. */
+export type PluginEntry = string | readonly [string, Readonly<Record<string, unknown>>];
+
+/** The two settings the host obeys, read and written through the settings service. */
+export interface PluginSettingsStore {
+  entries(): readonly PluginEntry[];
+  disabled(): readonly string[];
+  setEntries(entries: PluginEntry[]): void;
+  setDisabled(names: string[]): void;
+  /** Called after either setting changed, whoever changed it. */
+  onChange(listener: () => void): () => void;
+}
+
+/** The text-hook shape the dictation pipeline runs (src/dictation/hook-runner.ts, structurally). */
+export interface PluginHookInput {
+  readonly text: string;
+  readonly raw: string;
+  readonly appContext: Readonly<{ app?: string; title?: string; url?: string }> | null;
+  readonly language: string | null;
+  readonly signal: AbortSignal;
+}
+
+export interface PluginHook {
+  pluginName: string;
+  run: (input: PluginHookInput, output: { text: string }) => void | Promise<void>;
+}
+
+/** The object a plugin factory returned, after the host checked its shape. */
+export interface PluginObject {
+  name: string;
+  setup?: (ctx: unknown) => unknown;
+  middleware: MiddlewareHandler<AppEnv>[];
+  afterCleanup?: PluginHook["run"];
+  dispose?: () => unknown;
+}
+
+/** A plugin that imported, built and set up without error, ready for hooks and requests. */
+export interface LoadedPlugin {
+  name: string;
+  slug: string;
+  dir: string;
+  manifest: PluginManifest;
+  plugin: PluginObject;
+}
+
+/** Steps of loading (and unloading) a plugin; failures name the step. */
+export type PluginStage = "resolve" | "install" | "manifest" | "import" | "factory" | "setup" | "dispose";
+
+export interface PluginFailure {
+  stage: PluginStage;
+  message: string;
+}
+
+/** A page as the app needs it to show: where to load it from. */
+export interface PluginPageView extends PluginPage {
+  url: string;
+}
+
+/** One plugin as `GET /api/plugins` describes it. */
+export interface PluginStatus {
+  name: string;
+  specifier: string;
+  slug: string;
+  version: string | null;
+  description: string | null;
+  displayName: string | null;
+  icon: string | null;
+  /** In the `plugins` setting. */
+  listed: boolean;
+  /** Listed and not in `disabled_plugins`. */
+  enabled: boolean;
+  /** Its package folder is in the plugins directory. */
+  installed: boolean;
+  /** Running: hooks and routes active. */
+  loaded: boolean;
+  /** A development copy made by `svc plugins link`. */
+  dev: boolean;
+  /** `[DEV]` for development copies, otherwise null. */
+  label: string | null;
+  options: Readonly<Record<string, unknown>>;
+  pages: PluginPageView[];
+  hooks: string[];
+  routes: boolean;
+  error: PluginFailure | null;
+}
+
+export interface PluginTimeouts {
+  importMs: number;
+  factoryMs: number;
+  setupMs: number;
+  disposeMs: number;
+  /** Longest a plugin's middleware may take to answer one request. */
+  requestMs: number;
+}
+
+export const defaultTimeouts: PluginTimeouts = {
+  importMs: 10_000,
+  factoryMs: 5_000,
+  setupMs: 10_000,
+  disposeMs: 5_000,
+  requestMs: 30_000,
+};

@@ -1,0 +1,99 @@
+import { realpath, stat } from "node:fs/promises";
+import { extname, join, sep } from "node:path";
+import { AppError, notFound } from "../errors.ts";
+
+const mimeTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".mjs": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".json": "application/json",
+  ".map": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".avif": "image/avif",
+  ".ico": "image/x-icon",
+  ".woff": "font/woff",
+  ".woff2": "font/woff2",
+  ".ttf": "font/ttf",
+  ".wasm": "application/wasm",
+};
+
+/**
+ * Plugin pages run sandboxed: an opaque origin, so requests they make themselves carry
+ * `Origin: null` and are refused; the app's bridge is their only way to the API.
+ */
+export const pluginPageCsp = [
+  "sandbox allow-scripts",
+  "default-src 'none'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "media-src 'self' data: blob:",
+  "connect-src 'none'",
+  "form-action 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+const missing = () => notFound("No such plugin page or asset.");
+
+// Checked on the raw text, before and after one decode: encoded separators, NUL, double encoding.
+const rawForbidden = /%(?:2f|5c|00|25)|\\|\/\//i;
+
+/** The decoded path segments of a UI request, or an error for anything that could escape. */
+export function uiSegments(rawRest: string): string[] {
+  if (rawForbidden.test(rawRest)) throw missing();
+  const parts = rawRest === "" ? ["index.html"] : rawRest.split("/");
+  if (parts.at(-1) === "") parts[parts.length - 1] = "index.html";
+  return parts.map((part) => {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(part);
+    } catch {
+      throw new AppError(400, "invalid_path", "The path is not valid percent-encoded UTF-8.");
+    }
+    if (segment.includes("\0")) throw new AppError(400, "invalid_path", "The path contains a NUL byte.");
+    // No dotfiles or ".."; no trailing dot/space or ":" (Windows aliases and streams).
+    if (segment === "" || segment.startsWith(".") || /[. ]$/.test(segment) || /[:/\\]/.test(segment))
+      throw missing();
+    if (segment.normalize("NFC") !== segment) throw missing();
+    return segment;
+  });
+}
+
+/**
+ * Serves a file from the plugin's `dist/ui/`, resolved through realpath so a link planted in
+ * there cannot lead outside it. Only known file types are served.
+ */
+export async function servePluginAsset(packageDir: string, rawRest: string): Promise<Response> {
+  const segments = uiSegments(rawRest);
+  const type = mimeTypes[extname(segments.at(-1) ?? "").toLowerCase()];
+  if (!type) throw missing();
+  let root: string;
+  let file: string;
+  try {
+    root = await realpath(join(packageDir, "dist", "ui"));
+    file = await realpath(join(root, ...segments));
+  } catch {
+    throw missing();
+  }
+  if (!file.startsWith(root + sep)) throw missing();
+  const info = await stat(file).catch(() => undefined);
+  if (!info?.isFile()) throw missing();
+  return new Response(Bun.file(file), {
+    headers: {
+      "Content-Type": type,
+      "Content-Length": String(info.size),
+      "Content-Security-Policy": pluginPageCsp,
+      "Cache-Control": "no-cache",
+      // The sandboxed page has an opaque origin; its own scripts and images must still load.
+      "Cross-Origin-Resource-Policy": "cross-origin",
+    },
+  });
+}
