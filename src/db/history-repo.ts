@@ -54,13 +54,15 @@ export function createHistoryRepo(db: Database) {
   const totals = db.query<HistoryTotals, []>(
     "SELECT sessions, words, audio_ms, processing_ms FROM history_totals WHERE id = 1",
   );
-  // One index range per day: the client's day boundaries arrive as UTC instants, so no row's
-  // timestamp is parsed.
+  // One covering-index range per day: the client's day boundaries arrive as UTC instants, so no
+  // row's timestamp is parsed, and there is no grouping pass over every row in the window.
   const daily = db.query<HistoryDay, [string]>(
-    `SELECT d.value ->> 0 AS day, count(h.id) AS sessions, coalesce(sum(h.word_count), 0) AS words
-     FROM json_each(?) d
-     LEFT JOIN history h ON h.created_at >= d.value ->> 1 AND h.created_at < d.value ->> 2
-     GROUP BY d.key ORDER BY d.key`,
+    `WITH days AS MATERIALIZED (
+       SELECT key, value ->> 0 AS day, value ->> 1 AS start, value ->> 2 AS stop FROM json_each(?))
+     SELECT day,
+       (SELECT count(*) FROM history WHERE created_at >= start AND created_at < stop) AS sessions,
+       (SELECT coalesce(sum(word_count), 0) FROM history WHERE created_at >= start AND created_at < stop) AS words
+     FROM days ORDER BY key`,
   );
 
   return {
