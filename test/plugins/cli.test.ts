@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { runPluginsCommand } from "../../src/cli/plugins.ts";
+import { type PluginApp, startPluginApp } from "./helpers.ts";
+import { startRegistry } from "./registry-server.ts";
+
+let registry: Awaited<ReturnType<typeof startRegistry>>;
+let app: PluginApp;
+let server: ReturnType<typeof Bun.serve>;
+
+beforeAll(async () => {
+  registry = await startRegistry();
+  await registry.publish("@fx/cli", "1.0.0", " [cli]");
+  app = await startPluginApp({ npmRegistry: registry.url });
+  server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.app.fetch(request) });
+});
+
+afterAll(() => {
+  server.stop(true);
+  registry.stop();
+});
+
+async function cli(...args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runPluginsCommand(
+    args,
+    { SVC_URL: `http://127.0.0.1:${server.port}` },
+    {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      cwd: process.cwd(),
+    },
+  );
+  return { code, stdout, stderr };
+}
+
+describe("svc plugins against a running server", () => {
+  test("install, enable, list, disable, uninstall", async () => {
+    const installed = await cli("install", "@fx/cli");
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toContain("@fx/cli@1.0.0  /api/plugins/fx-cli  disabled");
+    expect(installed.stdout).toContain("installed but off: svc plugins enable @fx/cli");
+    expect((await cli("enable", "@fx/cli")).stdout).toContain("@fx/cli@1.0.0  /api/plugins/fx-cli  enabled");
+    expect((await cli("list")).stdout).toBe("@fx/cli@1.0.0  /api/plugins/fx-cli  enabled\n");
+    expect((await cli("disable", "fx-cli")).stdout).toContain("disabled");
+    expect((await cli("reload")).code).toBe(0);
+    expect((await cli("uninstall", "@fx/cli")).stdout).toBe("uninstalled @fx/cli\n");
+    expect((await cli("list")).stdout).toBe("no plugins installed\n");
+  });
+
+  test("a refused install prints the server's message and exits 1", async () => {
+    const result = await cli("install", "../evil");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Invalid plugin package name");
+  });
+
+  test("usage errors exit 2", async () => {
+    expect((await cli("frobnicate")).code).toBe(2);
+    expect((await cli("install")).code).toBe(2);
+  });
+
+  test("no server: exit 1 with where it looked", async () => {
+    const result = await runPluginsCommand(
+      ["list"],
+      { SVC_URL: "http://127.0.0.1:9" },
+      {
+        stdout: { write: () => true },
+        stderr: {
+          write: (text: string) => expect(text).toContain("no svc server answered at http://127.0.0.1:9"),
+        },
+        cwd: process.cwd(),
+      },
+    );
+    expect(result).toBe(1);
+  });
+
+  test("link without a plugins folder says which variables to set", async () => {
+    let stderr = "";
+    const code = await runPluginsCommand(
+      ["link"],
+      {},
+      {
+        stdout: { write: () => true },
+        stderr: { write: (text: string) => (stderr += text) },
+        cwd: process.cwd(),
+      },
+    );
+    expect(code).toBe(1);
+    expect(stderr).toContain("SVC_PLUGINS_DIR");
+  });
+});
