@@ -134,6 +134,26 @@ describe("POST /api/plugins/install", () => {
     expect(registry.requests.length).toBe(before);
   });
 
+  test("runs no install scripts", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "svc-marker-")), "ran");
+    const script = `node -e "require('fs').writeFileSync('${marker}', 'x')"`;
+    const scripts = { preinstall: script, install: script, postinstall: script, prepare: script };
+    await registry.publish("@fx/scripted", "1.0.0", " [scripted]", { manifest: { scripts } });
+    const target = await app();
+    const { res } = await install(target, { npmName: "@fx/scripted", enable: true });
+    expect(res.status).toBe(201);
+    await Bun.sleep(100);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  test("an unreachable registry is 502 registry_unreachable and leaves nothing behind", async () => {
+    const target = await startPluginApp({ npmRegistry: "http://127.0.0.1:9" });
+    const { res, body } = await install(target, { npmName: "@fx/remote" });
+    expect(res.status).toBe(502);
+    expect(body.error.code).toBe("registry_unreachable");
+    expect(target.services.settings.get("plugins")).toEqual([]);
+  });
+
   test("a concurrent install of the same name is 409 install_in_progress", async () => {
     const target = await app();
     const release = registry.hold();
