@@ -9,7 +9,8 @@ import { data, fmt as fmtChunk, riff, s16 } from "../../test/dictation/audio/wav
 import { fmt, percentile, table } from "./util.ts";
 
 const SECONDS = 30;
-const REPEATS = 7;
+const REPEATS = 15;
+const WARM_UP = 3;
 const TARGET_MS_PER_S = 0.05;
 const FIXTURES = new URL("../../test/fixtures/audio/", import.meta.url).pathname;
 const limits = { maxDurationMs: 3_600_000 };
@@ -35,6 +36,7 @@ function wav(rate: number, channels: number): Uint8Array {
 
 async function warmMsPerSecond(bytes: Uint8Array, type?: string): Promise<{ ms: number; seconds: number }> {
   const first = await decodeAudio(bytes, type, limits);
+  for (let i = 1; i < WARM_UP; i++) await decodeAudio(bytes, type, limits);
   const times: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
     const started = performance.now();
