@@ -103,7 +103,10 @@ function createSink(format: string, maxDurationMs: number) {
 /** The library throws plain Errors; its wording is the only hint of unsupported vs broken. */
 function libraryError(format: string, error: unknown) {
   const reason = error instanceof Error ? error.message : String(error);
-  if (/unsupported|not supported|no decoder|unknown audio format/i.test(reason)) {
+  // A codec left out of a build (`bun build --external`) fails to load: unsupported here too.
+  if (
+    /unsupported|not supported|no decoder|unknown audio format|cannot find (module|package)/i.test(reason)
+  ) {
     return unsupportedAudio(`The ${format} file uses a codec that cannot be decoded (${reason})`);
   }
   return invalidAudio(`The ${format} file could not be decoded (${reason}); it may be truncated or damaged`);
