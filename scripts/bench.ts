@@ -5,6 +5,9 @@ const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   http: () => import("./bench/http.ts"),
   history: () => import("./bench/history.ts"),
   dictionary: () => import("./bench/dictionary.ts"),
+  text: () => import("./bench/text.ts"),
+  audio: () => import("./bench/audio.ts"),
+  engines: () => import("./bench/engines.ts"),
 };
 
 const wanted = process.argv.slice(2);
@@ -13,3 +16,5 @@ for (const [name, load] of Object.entries(suites)) {
   console.log(`\n=== ${name} ===`);
   await (await load()).run();
 }
+
+export {};
