@@ -1,12 +1,9 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Database } from "./db/database.ts";
 import type { ModelService } from "./dictation/models/service.ts";
-import { AppError } from "./errors.ts";
 import type { EventBus } from "./events.ts";
 import type { ApiDocs } from "./http/api-docs.ts";
 import { renderError, renderNotFound } from "./http/errors.ts";
-import { guards } from "./http/guards.ts";
 import { requestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
@@ -44,18 +41,12 @@ export interface AppDeps extends Services {
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.use(requestContext(deps.logger));
-  app.use(guards({ trustedOrigins: deps.trustedOrigins, allowedHosts: deps.allowedHosts }));
   app.use(
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: () => {
-        throw new AppError(
-          413,
-          "payload_too_large",
-          `The request body is larger than ${deps.maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
-        );
-      },
+    requestContext({
+      logger: deps.logger,
+      trustedOrigins: deps.trustedOrigins,
+      allowedHosts: deps.allowedHosts,
+      maxBodyBytes: deps.maxBodyBytes,
     }),
   );
   app.route("/api/health", createHealthRoutes({ version: deps.version }));

@@ -16,7 +16,7 @@ import { createModelStore } from "./dictation/models/store.ts";
 import { createEventBus } from "./events.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
-import { createLogger, type Logger } from "./logger.ts";
+import { createLogger, createStdoutWriter, type Logger } from "./logger.ts";
 import { createPluginSystem } from "./plugins/system.ts";
 import { createServices } from "./services.ts";
 import { version } from "./version.ts";
@@ -43,9 +43,11 @@ const isLoopback = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].
 async function serve(env: Env): Promise<number> {
   const config = configOrExit(env);
   if (typeof config === "number") return config;
+  const stdout = createStdoutWriter();
   const logger = createLogger({
     level: config.logLevel,
     format: config.env === "production" ? "json" : "pretty",
+    write: stdout.write,
   });
   let db: ReturnType<typeof openDatabase>;
   try {

@@ -1,8 +1,6 @@
-import type { MiddlewareHandler } from "hono";
 import { AppError } from "../errors.ts";
 import { checkHost } from "./host.ts";
 import { isTrustedOrigin } from "./origin.ts";
-import type { AppEnv } from "./types.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
@@ -48,11 +46,4 @@ export function assertRequestAllowed(request: Request, options: GuardOptions): v
       `A ${site} browser request without an Origin header was refused.`,
     );
   }
-}
-
-export function guards(options: GuardOptions): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    assertRequestAllowed(c.req.raw, options);
-    await next();
-  };
 }
