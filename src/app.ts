@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { Database } from "./db/database.ts";
+import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
 import type { ApiDocs } from "./http/api-docs.ts";
@@ -18,7 +19,9 @@ import { createHealthRoutes, healthDocs } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
 import { createPluginRoutes } from "./routes/plugins.ts";
+import { createPostProcessRoutes } from "./routes/post-process.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
+import { createTranscribeRoutes } from "./routes/transcribe.ts";
 import { createVocabularyRoutes } from "./routes/vocabulary.ts";
 import type { Services } from "./services.ts";
 
@@ -36,6 +39,8 @@ export interface AppDeps extends Services {
   plugins: PluginHost;
   /** Speech model presets, downloads and the models directory. */
   models: ModelService;
+  /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
+  dictation: Dictation;
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
@@ -52,6 +57,14 @@ export function createApp(deps: AppDeps) {
   app.route("/api/health", createHealthRoutes({ version: deps.version }));
   app.route("/api/events", createEventsRoutes());
   deps.docs.add(healthDocs, eventsDocs);
+  app.route(
+    "/api/transcribe",
+    createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }),
+  );
+  app.route(
+    "/api/post-process",
+    createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }),
+  );
   app.route("/api/settings", createSettingsRoutes(deps));
   app.route("/api/history", createHistoryRoutes(deps));
   app.route("/api/models", createModelsRoutes(deps));

@@ -11,6 +11,8 @@ import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { openDatabase, sqliteVersion } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
+import { createDictation } from "./dictation/dictation.ts";
+import { validateWhisperModel } from "./dictation/engines/ggml-model.ts";
 import { createModelService } from "./dictation/models/service.ts";
 import { createModelStore } from "./dictation/models/store.ts";
 import { createEventBus } from "./events.ts";
@@ -71,16 +73,29 @@ async function serve(env: Env): Promise<number> {
   // A broken plugins folder is reported, never fatal: the server runs without plugins.
   await plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
   const models = createModelService({
-    store: createModelStore({ dir: config.modelsDir }),
+    store: createModelStore({
+      dir: config.modelsDir,
+      validate: (path) => {
+        validateWhisperModel(path);
+      },
+    }),
     baseUrl: config.modelBaseUrl,
     events,
     logger,
     activeModel: () => services.settings.get("stt_model"),
   });
+  const dictation = createDictation({
+    services,
+    models: models.store,
+    hooks: () => plugins.hooks(),
+    events,
+    logger,
+  });
   const app = createApp({
     ...services,
     plugins,
     models,
+    dictation,
     db,
     events,
     logger,
@@ -128,6 +143,7 @@ async function serve(env: Env): Promise<number> {
       logger.warn("shutdown timeout reached; closing remaining connections");
       await server.stop(true);
     }
+    await dictation.close();
     db.close();
   }, logger);
 }

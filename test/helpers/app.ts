@@ -5,6 +5,7 @@ import { createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
+import { createDictation, type Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/models/presets.ts";
 import { createModelService, type ModelService } from "../../src/dictation/models/service.ts";
 import { createModelStore } from "../../src/dictation/models/store.ts";
@@ -27,6 +28,7 @@ export interface TestApp {
   /** Not started: call `plugins.start()` to load the plugins directory. */
   plugins: PluginHost;
   models: ModelService;
+  dictation: Dictation;
   /** `app.request` with `Host: localhost` unless the test sets its own headers. */
   request(path: string, init?: RequestInit): Promise<Response>;
   json(path: string, method: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -83,10 +85,18 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     logger,
     activeModel: () => services.settings.get("stt_model"),
   });
+  const dictation = createDictation({
+    services,
+    models: models.store,
+    hooks: () => plugins.hooks(),
+    events: bus,
+    logger,
+  });
   const app = createApp({
     ...services,
     plugins,
     models,
+    dictation,
     db,
     events: bus,
     logger,
@@ -107,5 +117,5 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, logs, logger, services, plugins, models, request, json };
+  return { app, db, events, logs, logger, services, plugins, models, dictation, request, json };
 }

@@ -1,0 +1,217 @@
+import { AppError } from "../errors.ts";
+import type { AppContext } from "../formats/app-context.ts";
+import { isNearSilent, measureLevel } from "./audio/level.ts";
+import { splitAudio } from "./chunking.ts";
+import type { EngineId, SpeechEngine } from "./engines/types.ts";
+import type { Lane, Scheduler } from "./scheduler.ts";
+
+export interface DecodedClip {
+  pcm: Float32Array;
+  durationMs: number;
+}
+
+export interface ActiveEngine {
+  engine: SpeechEngine;
+  id: EngineId;
+  model: string;
+  /** Text that biases recognition (whisper's prompt), built from the vocabulary. */
+  prompt?: string;
+  vocabulary?: readonly string[];
+  /** Removes hallucinations, repetition loops and prompt echoes; `quiet` audio gets the stricter list. */
+  clean(text: string, quiet: boolean): string;
+}
+
+export interface PostProcessed {
+  text: string;
+  timings: { cleanup: number; dictionary: number; plugins: number };
+  format: { id: number; label: string } | null;
+  deterministic: string;
+}
+
+export interface TranscriberDeps {
+  decode(bytes: Uint8Array, contentType: string | undefined, maxDurationMs: number): Promise<DecodedClip>;
+  /** The engine the settings select, loaded; throws 503 when it cannot be used. */
+  engine(): Promise<ActiveEngine>;
+  scheduler: Scheduler;
+  postProcess(input: {
+    text: string;
+    appContext: AppContext | null;
+    language: string;
+  }): Promise<PostProcessed>;
+  record(entry: HistoryEntry): number | null;
+  publish(type: string, data: Record<string, unknown>): void;
+  limits(): { maxAudioMs: number; timeoutMs: number; language: string };
+}
+
+export interface HistoryEntry {
+  raw: string;
+  text: string;
+  deterministic: string;
+  language: string;
+  engine: EngineId;
+  model: string;
+  audioDurationMs: number;
+  processingMs: number;
+  appContext: AppContext | null;
+  format: { id: number; label: string } | null;
+}
+
+export interface TranscribeInput {
+  audio: Uint8Array;
+  contentType?: string;
+  appContext?: AppContext | null;
+  language?: string;
+  skipPostProcess?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface Timings {
+  decode: number;
+  queue: number;
+  engine: number;
+  cleanup: number;
+  dictionary: number;
+  plugins: number;
+}
+
+export interface TranscribeResult {
+  text: string;
+  raw: string;
+  language: string;
+  audioDurationMs: number;
+  durationMs: number;
+  engine: EngineId;
+  model: string;
+  historyId: number | null;
+  format: { id: number; label: string } | null;
+  timings: Timings;
+}
+
+/** Below this average level a lone "Thank you." is more likely a hallucination than a reply. */
+const quietRmsDb = -40;
+
+/** One engine window: whisper's encoder sees 30 s at a time, so longer audio is chunked. */
+export const windowSamples = 30 * 16_000;
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
+
+function roundTimings(t: Timings): Timings {
+  return {
+    decode: round(t.decode),
+    queue: round(t.queue),
+    engine: round(t.engine),
+    cleanup: round(t.cleanup),
+    dictionary: round(t.dictionary),
+    plugins: round(t.plugins),
+  };
+}
+
+export function createTranscriber(deps: TranscriberDeps) {
+  async function recognise(
+    active: ActiveEngine,
+    pcm: Float32Array,
+    language: string,
+    signal: AbortSignal,
+    timings: Timings,
+  ): Promise<{ text: string; language: string }> {
+    const chunks = splitAudio(pcm, windowSamples);
+    const lane: Lane = chunks.length > 1 ? "batch" : "interactive";
+    const texts: string[] = [];
+    let detected = language;
+    for (const chunk of chunks) {
+      const queued = performance.now();
+      const result = await deps.scheduler.run({
+        lane,
+        signal,
+        execute: async (unitSignal) => {
+          const started = performance.now();
+          timings.queue += started - queued;
+          try {
+            return await active.engine.transcribe(chunk, {
+              language: language === "auto" ? undefined : language,
+              prompt: active.prompt,
+              vocabulary: active.vocabulary,
+              signal: unitSignal,
+            });
+          } finally {
+            timings.engine += performance.now() - started;
+          }
+        },
+      });
+      texts.push(result.text);
+      detected = result.language || detected;
+    }
+    const quiet = measureLevel(pcm).rmsDb < quietRmsDb;
+    return { text: active.clean(texts.join(" ").trim(), quiet), language: detected };
+  }
+
+  async function transcribe(input: TranscribeInput): Promise<TranscribeResult> {
+    const started = performance.now();
+    const limits = deps.limits();
+    const timeout = AbortSignal.timeout(limits.timeoutMs);
+    const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
+    const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
+    const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
+    timings.decode = performance.now() - started;
+    const active = await deps.engine();
+    let language = input.language ?? limits.language;
+    let raw = "";
+    try {
+      // Silence never reaches the engine: it is where hallucinations come from.
+      if (!isNearSilent(clip.pcm))
+        ({ text: raw, language } = await recognise(active, clip.pcm, language, signal, timings));
+    } catch (error) {
+      if (timeout.aborted) {
+        throw new AppError(
+          504,
+          "timeout",
+          `Transcription took longer than ${limits.timeoutMs} ms and was stopped.`,
+        );
+      }
+      throw error;
+    }
+    const appContext = input.appContext ?? null;
+    const processed =
+      input.skipPostProcess || raw === ""
+        ? { text: raw, deterministic: raw, timings: { cleanup: 0, dictionary: 0, plugins: 0 }, format: null }
+        : await deps.postProcess({ text: raw, appContext, language });
+    Object.assign(timings, processed.timings);
+    const durationMs = performance.now() - started;
+    const historyId = deps.record({
+      raw,
+      text: processed.text,
+      deterministic: processed.deterministic,
+      language,
+      engine: active.id,
+      model: active.model,
+      audioDurationMs: Math.round(clip.durationMs),
+      processingMs: Math.round(durationMs),
+      appContext,
+      format: processed.format,
+    });
+    const result: TranscribeResult = {
+      text: processed.text,
+      raw,
+      language,
+      audioDurationMs: Math.round(clip.durationMs),
+      durationMs: round(durationMs),
+      engine: active.id,
+      model: active.model,
+      historyId,
+      format: processed.format,
+      timings: roundTimings(timings),
+    };
+    deps.publish("transcription.completed", {
+      historyId,
+      engine: active.id,
+      model: active.model,
+      audioDurationMs: result.audioDurationMs,
+      durationMs: result.durationMs,
+    });
+    return result;
+  }
+
+  return { transcribe };
+}
+
+export type Transcriber = ReturnType<typeof createTranscriber>;

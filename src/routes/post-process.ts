@@ -1,0 +1,74 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import type { TextPipeline } from "../dictation/pipeline.ts";
+import { AppError } from "../errors.ts";
+import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import type { AppEnv } from "../http/types.ts";
+import { readJson } from "../http/validate.ts";
+
+/** Longest text accepted, in characters: about an hour of dictation. */
+export const maxPostProcessChars = 50_000;
+
+const bodySchema = v.object({
+  text: v.string("text must be a string"),
+  appContext: v.optional(v.nullable(v.union([appContextSchema, v.string()]))),
+  language: v.optional(
+    v.nullable(
+      v.pipe(
+        v.string(),
+        v.regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})?)$/, "language must be auto or a code"),
+      ),
+    ),
+  ),
+});
+
+const resultSchema = v.object({
+  text: v.string(),
+  raw: v.string(),
+  stages: v.object({
+    cleanup: v.object({
+      mode: v.picklist(["off", "basic", "llm"]),
+      text: v.string(),
+      fallback: v.optional(v.object({ reason: v.string(), detail: v.string() })),
+    }),
+    dictionary: v.object({ text: v.string(), replacements: v.number() }),
+    plugins: v.object({
+      text: v.string(),
+      errors: v.array(v.object({ plugin: v.string(), hook: v.string(), message: v.string() })),
+    }),
+  }),
+  timings: v.object({ cleanup: v.number(), dictionary: v.number(), plugins: v.number(), total: v.number() }),
+  format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+});
+
+export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: ApiDocs }) {
+  deps.docs.add({
+    method: "post",
+    path: "/api/post-process",
+    tag: "Dictation",
+    summary: "Run the text pipeline (cleanup, dictionary, plugins) on a transcript",
+    description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
+    body: bodySchema,
+    responses: { 200: { description: "The finished text and each stage's output", schema: resultSchema } },
+  });
+  return new Hono<AppEnv>().post("/", async (c) => {
+    const body = await readJson(c, bodySchema);
+    if (body.text.length > maxPostProcessChars) {
+      throw new AppError(
+        413,
+        "text_too_long",
+        `text is ${body.text.length} characters; the limit is ${maxPostProcessChars}.`,
+      );
+    }
+    const appContext = parseAppContext(body.appContext ?? c.req.header("x-app-context"));
+    const language = body.language && body.language !== "auto" ? body.language : null;
+    const result = await deps.pipeline.run({
+      text: body.text,
+      appContext,
+      language,
+      signal: c.req.raw.signal,
+    });
+    return c.json(result);
+  });
+}

@@ -1,0 +1,124 @@
+import { Hono } from "hono";
+import * as v from "valibot";
+import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
+import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
+import { AppError } from "../errors.ts";
+import { parseAppContext } from "../formats/app-context.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import type { AppEnv } from "../http/types.ts";
+import { parseOrThrow } from "../http/validate.ts";
+
+const languageHeader = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toLowerCase(),
+  v.regex(
+    /^(auto|[a-z]{2,3}(-[a-z0-9]{2,8})?)$/,
+    "x-language must be auto or a language code such as en or pt-br",
+  ),
+);
+
+const timingSchema = v.object({
+  decode: v.number(),
+  queue: v.number(),
+  engine: v.number(),
+  cleanup: v.number(),
+  dictionary: v.number(),
+  plugins: v.number(),
+});
+
+export const transcribeResultSchema = v.object({
+  text: v.string(),
+  raw: v.string(),
+  language: v.string(),
+  audioDurationMs: v.number(),
+  durationMs: v.number(),
+  engine: v.picklist(["whisper", "sphinx", "remote"]),
+  model: v.string(),
+  historyId: v.nullable(v.number()),
+  format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+  timings: timingSchema,
+});
+
+interface Upload {
+  audio: Uint8Array;
+  contentType: string | undefined;
+}
+
+/** Raw audio bytes with their content type, or multipart with the file in `audio` (or `file`). */
+async function readUpload(request: Request): Promise<Upload> {
+  const type = request.headers.get("content-type") ?? undefined;
+  if (type?.toLowerCase().startsWith("multipart/form-data")) {
+    const form = await request.formData().catch(() => {
+      throw new AppError(400, "invalid_multipart", "The multipart body could not be parsed.");
+    });
+    const file = form.get("audio") ?? form.get("file");
+    if (!(file instanceof Blob)) {
+      throw new AppError(
+        400,
+        "missing_audio",
+        'Send the recording as a multipart file field named "audio" (or "file").',
+      );
+    }
+    return { audio: new Uint8Array(await file.arrayBuffer()), contentType: file.type || undefined };
+  }
+  const audio = new Uint8Array(await request.arrayBuffer());
+  if (audio.length === 0) {
+    throw new AppError(400, "missing_audio", `Send the recording as the request body. ${ACCEPTED_AUDIO}`);
+  }
+  return { audio, contentType: type };
+}
+
+function serverTiming(result: TranscribeResult): string {
+  return [
+    ...Object.entries(result.timings).map(([name, ms]) => `${name};dur=${ms}`),
+    `total;dur=${result.durationMs}`,
+  ].join(", ");
+}
+
+/** Bun closes a connection that is idle for `idleTimeout`; a long transcription is not idle. */
+function keepAlive(env: unknown, request: Request): void {
+  if (typeof env === "object" && env !== null && "timeout" in env && typeof env.timeout === "function") {
+    env.timeout(request, 0);
+  }
+}
+
+export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
+  deps.docs.add({
+    method: "post",
+    path: "/api/transcribe",
+    tag: "Dictation",
+    summary: "Transcribe a recording and return finished text",
+    description:
+      "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or a code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
+    bodyTypes: [
+      "audio/wav",
+      "audio/webm",
+      "audio/ogg",
+      "audio/mpeg",
+      "audio/flac",
+      "audio/mp4",
+      "audio/pcm",
+      "multipart/form-data",
+    ],
+    responses: { 200: { description: "The transcript", schema: transcribeResultSchema } },
+  });
+  return new Hono<AppEnv>().post("/", async (c) => {
+    keepAlive(c.env, c.req.raw);
+    const languageRaw = c.req.header("x-language");
+    const language = languageRaw
+      ? parseOrThrow(languageHeader, languageRaw, "invalid_language", "x-language header")
+      : undefined;
+    const appContext = parseAppContext(c.req.header("x-app-context"));
+    const upload = await readUpload(c.req.raw);
+    const result = await deps.transcriber.transcribe({
+      ...upload,
+      appContext,
+      language,
+      skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
+      signal: c.req.raw.signal,
+    });
+    c.header("Server-Timing", serverTiming(result));
+    return c.json(result);
+  });
+}
