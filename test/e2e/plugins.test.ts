@@ -85,6 +85,19 @@ describe("plugins in the compiled binary", () => {
     expect(await res.json()).toEqual({ pong: true, base: "/api/plugins/fx-routes" });
   });
 
+  test("applies the plugin's afterCleanup to POST /api/post-process", async () => {
+    const res = await fetch(`${server.url}/api/post-process`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ text: "hello from the binary" }),
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { text: string; stages: { plugins: { errors: unknown[] } } };
+    expect(body.text).toEndWith(" [e2e]");
+    expect(body.text.toLowerCase()).toStartWith("hello from the binary");
+    expect(body.stages.plugins.errors).toEqual([]);
+  });
+
   test("a plugin whose setup throws is reported and the server carries on", async () => {
     const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
     const broken = listing.items.find((item) => item.name === "@fx/throws-setup");
