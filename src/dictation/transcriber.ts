@@ -36,7 +36,7 @@ export interface TranscriberDeps {
   postProcess(input: {
     text: string;
     appContext: AppContext | null;
-    language: string;
+    language: string | null;
   }): Promise<PostProcessed>;
   record(entry: HistoryEntry): number | null;
   publish(type: string, data: Record<string, unknown>): void;
@@ -92,6 +92,9 @@ const quietRmsDb = -40;
 
 /** One engine window: whisper's encoder sees 30 s at a time, so longer audio is chunked. */
 export const windowSamples = 30 * 16_000;
+
+/** "auto" (not detected) and "und" (undetermined) tell the text pipeline nothing. */
+const knownLanguage = (language: string) => (language === "auto" || language === "und" ? null : language);
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
@@ -174,7 +177,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     const processed =
       input.skipPostProcess || raw === ""
         ? { text: raw, deterministic: raw, timings: { cleanup: 0, dictionary: 0, plugins: 0 }, format: null }
-        : await deps.postProcess({ text: raw, appContext, language });
+        : await deps.postProcess({ text: raw, appContext, language: knownLanguage(language) });
     Object.assign(timings, processed.timings);
     const durationMs = performance.now() - started;
     const historyId = deps.record({

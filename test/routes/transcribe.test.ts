@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/wav-encode.ts";
+import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
+import { wer } from "../helpers/wer.ts";
+
+let dir: string;
+let goforwardWav: Uint8Array<ArrayBuffer>;
+
+/** Re-encodes the WAV with Debian's ffmpeg, as a browser or phone would send it. */
+function encode(extension: string, args: string[]): Uint8Array<ArrayBuffer> {
+  const source = join(dir, "goforward.wav");
+  const target = join(dir, `goforward.${extension}`);
+  const result = Bun.spawnSync(["ffmpeg", "-loglevel", "error", "-y", "-i", source, ...args, target]);
+  if (result.exitCode !== 0) throw new Error(`ffmpeg failed: ${result.stderr.toString()}`);
+  return new Uint8Array(readFileSync(target));
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "svc-transcribe-"));
+  goforwardWav = encodeWav(goForward());
+  writeFileSync(join(dir, "goforward.wav"), goforwardWav);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Body = Record<string, unknown> & { text: string; raw: string; timings: Record<string, number> };
+
+function sphinxApp(): TestApp {
+  const app = createTestApp();
+  app.services.settings.set("stt_engine", "sphinx");
+  return app;
+}
+
+async function transcribe(
+  app: TestApp,
+  audio: Uint8Array<ArrayBuffer>,
+  type: string,
+  headers: Record<string, string> = {},
+) {
+  const res = await app.request("/api/transcribe", {
+    method: "POST",
+    body: audio,
+    headers: { "content-type": type, ...headers },
+  });
+  return { res, body: (await res.json()) as Body };
+}
+
+describe("POST /api/transcribe with the sphinx engine (real speech)", () => {
+  test('goforward.raw as WAV gives "go forward ten meters", cleaned, timed and stored', async () => {
+    const app = sphinxApp();
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(res.status).toBe(200);
+    expect(body.raw).toBe("go forward ten meters");
+    expect(body.text).toBe("Go forward ten meters");
+    expect(body).toMatchObject({ engine: "sphinx", model: "en-us", language: "en" });
+    expect(body.audioDurationMs).toBeGreaterThan(2500);
+    expect(body.audioDurationMs).toBeLessThan(3200);
+    for (const stage of ["decode", "queue", "engine", "cleanup", "dictionary", "plugins"]) {
+      expect(typeof body.timings[stage]).toBe("number");
+    }
+    expect(body.timings.engine).toBeGreaterThan(0);
+    expect(res.headers.get("server-timing")).toMatch(
+      /^decode;dur=[\d.]+, queue;dur=.*engine;dur=.*total;dur=/,
+    );
+    const history = (await (await app.request(`/api/history/${body.historyId}`)).json()) as Record<
+      string,
+      unknown
+    >;
+    expect(history).toMatchObject({ rawText: "go forward ten meters", finalText: "Go forward ten meters" });
+    expect(app.events.map((event) => event.type)).toContain("transcription.completed");
+  });
+
+  test.each([
+    ["webm", "audio/webm", ["-c:a", "libopus", "-b:a", "32k"]],
+    ["ogg", "audio/ogg", ["-c:a", "libopus", "-b:a", "32k"]],
+    ["mp3", "audio/mpeg", ["-b:a", "64k"]],
+    ["flac", "audio/flac", []],
+  ])("the same clip as %s gives the same text", async (extension, type, args) => {
+    const app = sphinxApp();
+    const { res, body } = await transcribe(app, encode(extension, args as string[]), type);
+    expect(res.status).toBe(200);
+    expect(body.raw).toBe("go forward ten meters");
+  });
+
+  test("the LibriVox clips stay under 35 % WER through HTTP", async () => {
+    const app = sphinxApp();
+    const pairs: { reference: string; hypothesis: string }[] = [];
+    for (const clip of librivoxClips()) {
+      const { body } = await transcribe(app, encodeWav(clip.pcm), "audio/wav", {
+        "x-skip-post-process": "true",
+      });
+      pairs.push({ reference: clip.reference, hypothesis: body.raw });
+    }
+    expect(wer(pairs)).toBeLessThan(0.35);
+  }, 60_000);
+
+  test("multipart uploads work with the field named audio or file", async () => {
+    const app = sphinxApp();
+    for (const field of ["audio", "file"]) {
+      const form = new FormData();
+      form.set(field, new Blob([goforwardWav], { type: "audio/wav" }), "clip.wav");
+      const res = await app.request("/api/transcribe", { method: "POST", body: form });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as Body).raw).toBe("go forward ten meters");
+    }
+  });
+
+  test("the dictionary, the app's format and x-skip-post-process apply", async () => {
+    const app = sphinxApp();
+    await app.json("/api/dictionary", "POST", { key: "ten meters", value: "10 m" });
+    const terminal = await transcribe(app, goforwardWav, "audio/wav", { "x-app-context": "Terminal" });
+    expect(terminal.body.text).toBe("go forward 10 m");
+    expect(terminal.body.format).toMatchObject({ label: expect.stringMatching(/terminal/i) });
+    const skipped = await transcribe(app, goforwardWav, "audio/wav", { "x-skip-post-process": "true" });
+    expect(skipped.body.text).toBe("go forward ten meters");
+  });
+
+  test("a paused history stores nothing and answers historyId null", async () => {
+    const app = sphinxApp();
+    app.services.settings.set("history_paused", true);
+    const { body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(body.historyId).toBeNull();
+    const list = (await (await app.request("/api/history")).json()) as { total: number };
+    expect(list.total).toBe(0);
+  });
+});
+
+describe("POST /api/transcribe input errors", () => {
+  test("silence answers empty text without calling the engine", async () => {
+    let calls = 0;
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => {
+        calls++;
+        return Response.json({ text: "Thank you for watching." });
+      },
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    const { res, body } = await transcribe(app, encodeWav(new Float32Array(16_000 * 2)), "audio/wav");
+    expect(res.status).toBe(200);
+    expect(body.text).toBe("");
+    expect(calls).toBe(0);
+    const spoken = await transcribe(app, goforwardWav, "audio/wav");
+    expect(spoken.body.raw).toBe("");
+    expect(calls).toBe(1);
+    upstream.stop(true);
+  });
+
+  test("a remote engine's text goes through the pipeline", async () => {
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => Response.json({ text: " um so I I think we should ship it" }),
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(res.status).toBe(200);
+    expect(body.engine).toBe("remote");
+    expect(body.text).toBe("So I think we should ship it");
+    upstream.stop(true);
+  });
+
+  test("whisper without an installed model is 503 model_unavailable saying how to get one", async () => {
+    const app = createTestApp();
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(res.status).toBe(503);
+    const error = (body as unknown as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe("model_unavailable");
+    expect(error.message).toContain("svc models pull base.en");
+  });
+
+  test("unsupported audio is 415, an empty body 400, a bad x-language 400", async () => {
+    const app = sphinxApp();
+    const garbage = await transcribe(
+      app,
+      new TextEncoder().encode("not audio at all"),
+      "application/octet-stream",
+    );
+    expect(garbage.res.status).toBe(415);
+    const empty = await app.request("/api/transcribe", {
+      method: "POST",
+      headers: { "content-type": "audio/wav" },
+    });
+    expect(empty.status).toBe(400);
+    const badLanguage = await transcribe(app, goforwardWav, "audio/wav", { "x-language": "english please" });
+    expect(badLanguage.res.status).toBe(400);
+    const badContext = await transcribe(app, goforwardWav, "audio/wav", { "x-app-context": "{not json" });
+    expect(badContext.res.status).toBe(400);
+  });
+
+  test("audio longer than max_audio_seconds is 413 audio_too_long", async () => {
+    const app = sphinxApp();
+    app.services.settings.set("max_audio_seconds", 1);
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(res.status).toBe(413);
+    expect((body as unknown as { error: { code: string } }).error.code).toBe("audio_too_long");
+  });
+});
