@@ -1,6 +1,7 @@
 // `bun run build` compiles svc into one executable: dist/svc for this machine, or
 // `bun run build --target all` for every release platform (dist/svc-<platform>[.exe]).
 import { parseArgs } from "node:util";
+import { SPHINX_WORKER_ENTRY } from "../src/dictation/engines/sphinx.ts";
 
 const platforms = {
   "linux-x64": "bun-linux-x64",
@@ -9,6 +10,8 @@ const platforms = {
   "windows-x64": "bun-windows-x64",
 } as const;
 type Platform = keyof typeof platforms;
+
+const hostPlatform = () => `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 // Optional codecs that audio-decode imports only when present.
 const externals = ["@audio/decode-ape"];
@@ -22,6 +25,10 @@ async function compile(target: Platform | undefined, outfile: string): Promise<v
   const args = [
     "build",
     "src/main.ts",
+    // The sphinx engine runs in a Worker; its entry must be compiled in at a known path (--root .).
+    SPHINX_WORKER_ENTRY,
+    "--root",
+    ".",
     "--compile",
     "--minify-syntax",
     "--minify-whitespace",
@@ -32,6 +39,13 @@ async function compile(target: Platform | undefined, outfile: string): Promise<v
     `--outfile=${outfile}`,
   ];
   if (target) args.push(`--target=${platforms[target]}`);
+  if (target && target !== hostPlatform()) {
+    // The whisper.cpp addon in node_modules was built for this machine; it cannot run elsewhere.
+    console.warn(
+      `warning: ${outfile} embeds this machine's whisper.cpp addon (${hostPlatform()}); the whisper engine will ` +
+        `report itself unavailable on ${target}. Build on ${target} after npm install for a working whisper engine.`,
+    );
+  }
   const started = performance.now();
   const proc = Bun.spawn([process.execPath, ...args], { stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error(`bun build failed for ${target ?? "this machine"}`);

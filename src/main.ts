@@ -7,20 +7,13 @@ import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
 import { runModelsCommand } from "./cli/models.ts";
 import { runPluginsCommand } from "./cli/plugins.ts";
+import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
-import { openDatabase, sqliteVersion } from "./db/database.ts";
-import { runMigrations } from "./db/migrate.ts";
-import { migrations } from "./db/migrations/index.ts";
-import { createDictation } from "./dictation/dictation.ts";
-import { validateWhisperModel } from "./dictation/engines/ggml-model.ts";
-import { createModelService } from "./dictation/models/service.ts";
-import { createModelStore } from "./dictation/models/store.ts";
-import { createEventBus } from "./events.ts";
+import { sqliteVersion } from "./db/database.ts";
 import { createApiDocs } from "./http/api-docs.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { createLogger, createStdoutWriter, type Logger } from "./logger.ts";
-import { createPluginSystem } from "./plugins/system.ts";
-import { createServices } from "./services.ts";
+import { openRuntime, type Runtime } from "./runtime.ts";
 import { version } from "./version.ts";
 
 type Env = Record<string, string | undefined>;
@@ -51,46 +44,14 @@ async function serve(env: Env): Promise<number> {
     format: config.env === "production" ? "json" : "pretty",
     write: stdout.write,
   });
-  let db: ReturnType<typeof openDatabase>;
+  let runtime: Runtime;
   try {
-    db = openDatabase(config.dbPath, { migrations });
-    const applied = runMigrations(db, migrations);
-    if (applied.length > 0) logger.info("database migrated", { applied: applied.map((m) => m.version) });
+    runtime = await openRuntime(config, logger);
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
-  const events = createEventBus((error) => logger.warn("event listener failed", { error }));
-  const services = createServices(db, events, logger);
+  const { db, events, services, plugins, models, dictation } = runtime;
   services.history.startRetention();
-  const plugins = createPluginSystem({
-    pluginsDir: config.pluginsDir,
-    registryUrl: config.npmRegistry,
-    db,
-    settings: services.settings,
-    events,
-    logger,
-  });
-  // A broken plugins folder is reported, never fatal: the server runs without plugins.
-  await plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
-  const models = createModelService({
-    store: createModelStore({
-      dir: config.modelsDir,
-      validate: (path) => {
-        validateWhisperModel(path);
-      },
-    }),
-    baseUrl: config.modelBaseUrl,
-    events,
-    logger,
-    activeModel: () => services.settings.get("stt_model"),
-  });
-  const dictation = createDictation({
-    services,
-    models: models.store,
-    hooks: () => plugins.hooks(),
-    events,
-    logger,
-  });
   const app = createApp({
     ...services,
     plugins,
@@ -129,11 +90,8 @@ async function serve(env: Env): Promise<number> {
     );
   }
   return await waitForShutdown(async () => {
-    services.history.stopRetention();
-    await plugins.stop();
-    // Downloads stop with their partial files kept; the next pull resumes them.
-    await models.stop();
     socket.closeAll();
+    // Stop accepting, let in-flight requests finish (bounded), then release everything else.
     const drained = server.stop(false);
     const timedOut = await Promise.race([
       drained.then(() => false),
@@ -143,8 +101,7 @@ async function serve(env: Env): Promise<number> {
       logger.warn("shutdown timeout reached; closing remaining connections");
       await server.stop(true);
     }
-    await dictation.close();
-    db.close();
+    await runtime.close();
   }, logger);
 }
 
@@ -199,6 +156,25 @@ function runModels(env: Env, args: string[]): Promise<number> | number {
   });
 }
 
+async function runTranscribe(env: Env, args: string[]): Promise<number> {
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  // Results go to stdout; only warnings and errors are logged (to stderr), readable.
+  const logger = createLogger({
+    level: "warn",
+    format: "pretty",
+    write: (line) => process.stderr.write(line),
+  });
+  try {
+    return await runTranscribeCommand(args, () => openRuntime(config, logger), {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
+  }
+}
+
 function printVersion(): number {
   const sqlite = new Database(":memory:");
   process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteVersion(sqlite)})\n`);
@@ -233,6 +209,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
     case "models":
       // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
+    case "transcribe":
+      return runTranscribe(env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
     case "version":

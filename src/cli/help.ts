@@ -1,4 +1,7 @@
+import { transcribeHelp } from "./transcribe.ts";
+
 export const commandHelp: Record<string, string> = {
+  transcribe: transcribeHelp,
   serve: `Usage: svc [serve]
 
 Starts the dictation server (the default command).
@@ -72,6 +75,7 @@ Usage: svc [command] [options]
 Commands:
   serve          start the server (default)
   healthcheck    exit 0 when the server on HOST:PORT is healthy
+  transcribe F…  transcribe audio files offline (same pipeline as the API)
   backup PATH    write a consistent copy of the database
   plugins        link, list, install, uninstall, enable, disable or reload plugins
   models         list, pull, remove or import speech models

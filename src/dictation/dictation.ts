@@ -45,7 +45,7 @@ export function createDictation(options: DictationOptions): Dictation {
   });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
-    engine: () => engines.current(),
+    engine: (override) => engines.current(override),
     scheduler,
     postProcess: (input) => pipeline.run(input),
     record: (entry) =>

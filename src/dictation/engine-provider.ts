@@ -25,7 +25,7 @@ interface Loaded {
 
 export interface EngineProvider {
   /** The engine `stt_engine` selects, loaded and kept warm; 503 when it cannot run here. */
-  current(): Promise<ActiveEngine>;
+  current(override?: EngineId): Promise<ActiveEngine>;
   close(): Promise<void>;
 }
 
@@ -132,8 +132,8 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   const choose = { whisper, sphinx, remote };
 
   return {
-    async current() {
-      const id = settings.get("stt_engine");
+    async current(override) {
+      const id = override ?? settings.get("stt_engine");
       const { model, engine } = choose[id]();
       const terms = deps.vocabulary();
       const prompt = id === "sphinx" || terms.length === 0 ? undefined : buildWhisperPrompt(terms).prompt;

@@ -30,8 +30,8 @@ export interface PostProcessed {
 
 export interface TranscriberDeps {
   decode(bytes: Uint8Array, contentType: string | undefined, maxDurationMs: number): Promise<DecodedClip>;
-  /** The engine the settings select, loaded; throws 503 when it cannot be used. */
-  engine(): Promise<ActiveEngine>;
+  /** The engine the settings select (or `override`), loaded; throws 503 when it cannot be used. */
+  engine(override?: EngineId): Promise<ActiveEngine>;
   scheduler: Scheduler;
   postProcess(input: {
     text: string;
@@ -62,6 +62,10 @@ export interface TranscribeInput {
   appContext?: AppContext | null;
   language?: string;
   skipPostProcess?: boolean;
+  /** Use this engine instead of the `stt_engine` setting (the CLI's --engine). */
+  engine?: EngineId;
+  /** false: do not store the result in history (the CLI's --no-history). */
+  record?: boolean;
   signal?: AbortSignal;
 }
 
@@ -156,7 +160,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
     const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
     timings.decode = performance.now() - started;
-    const active = await deps.engine();
+    const active = await deps.engine(input.engine);
     let language = input.language ?? limits.language;
     let raw = "";
     try {
@@ -180,7 +184,7 @@ export function createTranscriber(deps: TranscriberDeps) {
         : await deps.postProcess({ text: raw, appContext, language: knownLanguage(language) });
     Object.assign(timings, processed.timings);
     const durationMs = performance.now() - started;
-    const historyId = deps.record({
+    const entry: HistoryEntry = {
       raw,
       text: processed.text,
       deterministic: processed.deterministic,
@@ -191,7 +195,8 @@ export function createTranscriber(deps: TranscriberDeps) {
       processingMs: Math.round(durationMs),
       appContext,
       format: processed.format,
-    });
+    };
+    const historyId = input.record === false ? null : deps.record(entry);
     const result: TranscribeResult = {
       text: processed.text,
       raw,

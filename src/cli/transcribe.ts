@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import type { EngineId } from "../dictation/engines/types.ts";
+import { type AppContext, parseAppContext } from "../formats/app-context.ts";
+import type { Runtime } from "../runtime.ts";
+
+export const transcribeHelp = `Usage: svc transcribe [options] FILE...
+
+Transcribes audio files offline through the same pipeline as POST /api/transcribe (decoding, the
+speech engine, cleanup, dictionary, plugins) using the settings in SVC_DB_PATH, and prints the
+text, one file per line. Results are stored in history unless --no-history is given.
+
+Options:
+  --json                  print one JSON result per file (the API's response shape)
+  --engine NAME           whisper | sphinx | remote, for this run only (default: stt_engine)
+  --language CODE         language of the recordings (default: the language setting)
+  --app-context CONTEXT   app name or JSON {"app","title","url"} that selects a format
+  --raw                   skip cleanup, dictionary and plugins
+  --no-history            do not store the results in history`;
+
+const engines = new Set(["whisper", "sphinx", "remote"]);
+
+/** Runs `svc transcribe` over a runtime that `open` builds once for all files. */
+export async function runTranscribeCommand(
+  argv: string[],
+  open: () => Promise<Runtime>,
+  out: { stdout: (text: string) => void; stderr: (text: string) => void },
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      json: { type: "boolean" },
+      engine: { type: "string" },
+      language: { type: "string" },
+      "app-context": { type: "string" },
+      raw: { type: "boolean" },
+      "no-history": { type: "boolean" },
+    },
+    allowPositionals: true,
+  });
+  if (positionals.length === 0) {
+    out.stderr(`svc: transcribe needs at least one FILE\n\n${transcribeHelp}\n`);
+    return 2;
+  }
+  if (values.engine !== undefined && !engines.has(values.engine)) {
+    out.stderr("svc: --engine must be whisper, sphinx or remote\n");
+    return 2;
+  }
+  const engine = values.engine as EngineId | undefined;
+  let appContext: AppContext | null;
+  try {
+    appContext = parseAppContext(values["app-context"]);
+  } catch (error) {
+    out.stderr(`svc: --app-context: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const runtime = await open();
+  let failures = 0;
+  try {
+    for (const file of positionals) {
+      try {
+        const result = await runtime.dictation.transcriber.transcribe({
+          audio: new Uint8Array(readFileSync(file)),
+          appContext,
+          language: values.language,
+          skipPostProcess: values.raw ?? false,
+          engine,
+          record: !values["no-history"],
+        });
+        out.stdout(values.json ? `${JSON.stringify({ file, ...result })}\n` : `${result.text}\n`);
+      } catch (error) {
+        failures++;
+        out.stderr(`svc: ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+      }
+    }
+  } finally {
+    await runtime.close();
+  }
+  return failures === 0 ? 0 : 1;
+}

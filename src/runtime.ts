@@ -1,0 +1,82 @@
+import type { Config } from "./config.ts";
+import { type Database, openDatabase } from "./db/database.ts";
+import { runMigrations } from "./db/migrate.ts";
+import { migrations } from "./db/migrations/index.ts";
+import { createDictation, type Dictation } from "./dictation/dictation.ts";
+import { validateWhisperModel } from "./dictation/engines/ggml-model.ts";
+import { createModelService, type ModelService } from "./dictation/models/service.ts";
+import { createModelStore } from "./dictation/models/store.ts";
+import { createEventBus, type EventBus } from "./events.ts";
+import type { Logger } from "./logger.ts";
+import type { PluginHost } from "./plugins/host.ts";
+import { createPluginSystem } from "./plugins/system.ts";
+import { createServices, type Services } from "./services.ts";
+
+export interface Runtime {
+  db: Database;
+  events: EventBus;
+  services: Services;
+  plugins: PluginHost;
+  models: ModelService;
+  dictation: Dictation;
+  /** Stops plugins, downloads and engines, then closes the database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything svc runs on, built from the configuration: the database (migrated), services,
+ * plugins (loaded), models and the dictation path. `svc serve` puts HTTP in front of it;
+ * `svc transcribe` uses it directly. Throws when the database cannot be opened or migrated.
+ */
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const db = openDatabase(config.dbPath, { migrations });
+  const applied = runMigrations(db, migrations);
+  if (applied.length > 0) logger.info("database migrated", { applied: applied.map((m) => m.version) });
+  const events = createEventBus((error) => logger.warn("event listener failed", { error }));
+  const services = createServices(db, events, logger);
+  const plugins = createPluginSystem({
+    pluginsDir: config.pluginsDir,
+    registryUrl: config.npmRegistry,
+    db,
+    settings: services.settings,
+    events,
+    logger,
+  });
+  // A broken plugins folder is reported, never fatal: svc runs without plugins.
+  await plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
+  const models = createModelService({
+    store: createModelStore({
+      dir: config.modelsDir,
+      validate: (path) => {
+        validateWhisperModel(path);
+      },
+    }),
+    baseUrl: config.modelBaseUrl,
+    events,
+    logger,
+    activeModel: () => services.settings.get("stt_model"),
+  });
+  const dictation = createDictation({
+    services,
+    models: models.store,
+    hooks: () => plugins.hooks(),
+    events,
+    logger,
+  });
+  return {
+    db,
+    events,
+    services,
+    plugins,
+    models,
+    dictation,
+    async close() {
+      services.history.stopRetention();
+      await plugins.stop();
+      // Downloads stop with their partial files kept; the next pull resumes them.
+      await models.stop();
+      await dictation.close();
+      db.close();
+    },
+  };
+}

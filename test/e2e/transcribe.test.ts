@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/wav-encode.ts";
+import { type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
+import { syntheticModel } from "../helpers/synthetic-model.ts";
+
+let dir: string;
+let server: RunningServer;
+const clip = encodeWav(goForward());
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-e2e-stt-"));
+  mkdirSync(join(dir, "models"));
+  // The synthetic model has base.en's file name, so the default settings find it.
+  copyFileSync(syntheticModel("micro"), join(dir, "models", "ggml-base.en.bin"));
+  server = await startBinary({ SVC_DB_PATH: join(dir, "svc.db"), SVC_MODELS_DIR: join(dir, "models") });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function post(body: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
+  return await fetch(`${server.url}/api/transcribe`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "audio/wav", ...headers },
+  });
+}
+
+/** Native libraries the server process has mapped: none may come from a node_modules folder. */
+function mappedFromNodeModules(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/maps`, "utf8")
+    .split("\n")
+    .filter((line) => line.includes("node_modules"));
+}
+
+describe("compiled binary transcription", () => {
+  test("whisper (synthetic model) answers with the full result shape and a Server-Timing header", async () => {
+    const res = await post(clip);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ engine: "whisper", model: "base.en", historyId: expect.any(Number) });
+    expect(typeof body.text).toBe("string");
+    expect(res.headers.get("server-timing")).toContain("engine;dur=");
+    expect(mappedFromNodeModules(server.proc.pid)).toEqual([]);
+  }, 60_000);
+
+  test("switching stt_engine to sphinx without a restart gives real text", async () => {
+    const put = await fetch(`${server.url}/api/settings/stt_engine`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "sphinx" }),
+    });
+    expect(put.status).toBe(200);
+    const res = await post(clip);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ engine: "sphinx", raw: "go forward ten meters" });
+  }, 60_000);
+
+  test("svc transcribe FILE prints the text offline, --json the whole result", async () => {
+    const file = join(dir, "goforward.wav");
+    await Bun.write(file, clip);
+    const env = { SVC_DB_PATH: join(dir, "cli.db"), SVC_MODELS_DIR: join(dir, "models") };
+    const settings = await runBinary(["transcribe", "--engine", "sphinx", file], env);
+    expect(settings.code).toBe(0);
+    expect(settings.stdout.trim()).toBe("Go forward ten meters");
+    const json = await runBinary(["transcribe", "--engine", "sphinx", "--json", file], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ raw: "go forward ten meters", engine: "sphinx" });
+    const missing = await runBinary(["transcribe", join(dir, "nope.wav")], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain("nope.wav");
+  }, 60_000);
+});
