@@ -5,7 +5,7 @@ import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
 import type { ApiDocs } from "./http/api-docs.ts";
 import { renderError, renderNotFound } from "./http/errors.ts";
-import { requestContext } from "./http/request-context.ts";
+import { installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
@@ -46,14 +46,12 @@ export interface AppDeps extends Services {
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  app.use(
-    requestContext({
-      logger: deps.logger,
-      trustedOrigins: deps.trustedOrigins,
-      allowedHosts: deps.allowedHosts,
-      maxBodyBytes: deps.maxBodyBytes,
-    }),
-  );
+  installRequestContext(app, {
+    logger: deps.logger,
+    trustedOrigins: deps.trustedOrigins,
+    allowedHosts: deps.allowedHosts,
+    maxBodyBytes: deps.maxBodyBytes,
+  });
   app.route("/api/health", createHealthRoutes({ version: deps.version }));
   app.route("/api/events", createEventsRoutes());
   deps.docs.add(healthDocs, eventsDocs);

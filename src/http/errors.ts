@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { requestInfo } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
 
 export interface ErrorBody {
@@ -11,27 +13,31 @@ export function errorBody(code: string, message: string, details?: unknown): Err
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
+const json = (body: ErrorBody, status: number, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } });
+
 /** The one renderer: every failure leaves the server as `{"error":{code,message,details?}}`. */
-export function renderError(error: unknown, c: Context<AppEnv>): Response {
+export function errorResponse(error: unknown, request?: { requestId: string; logger: Logger }): Response {
   if (error instanceof AppError) {
-    for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-    return c.json(errorBody(error.code, error.message, error.details), error.status);
+    return json(errorBody(error.code, error.message, error.details), error.status, error.headers);
   }
   if (error instanceof HTTPException && error.status < 500) {
-    return c.json(
+    return json(
       errorBody("bad_request", error.message || "The request could not be processed."),
       error.status,
     );
   }
-  c.get("logger")?.error("unhandled error", { requestId: c.get("requestId"), error });
-  return c.json(
-    errorBody(
-      "internal",
-      `Internal server error; quote request id ${c.get("requestId") ?? "unknown"} when reporting it.`,
-    ),
+  const requestId = request?.requestId ?? "unknown";
+  request?.logger.error("unhandled error", { error });
+  return json(
+    errorBody("internal", `Internal server error; quote request id ${requestId} when reporting it.`),
     500,
   );
 }
+
+/** Hono's onError: the same renderer, with the request's id and logger. */
+export const renderError = (error: unknown, c: Context<AppEnv>): Response =>
+  errorResponse(error, requestInfo(c.req.raw));
 
 export function renderNotFound(c: Context<AppEnv>): Response {
   return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);

@@ -1,9 +1,3 @@
-import type { Logger } from "../logger.ts";
-
-/** Hono environment shared by every route: per-request values set by the core middleware. */
-export type AppEnv = {
-  Variables: {
-    requestId: string;
-    logger: Logger;
-  };
-};
+/** Hono environment shared by every route. The request's id and logger: `requestInfo(c.req.raw)`. */
+// biome-ignore lint/complexity/noBannedTypes: Hono's Env with no bindings or variables.
+export type AppEnv = {};

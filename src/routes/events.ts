@@ -2,6 +2,7 @@ import type { Server } from "bun";
 import { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { RouteDoc } from "../http/api-docs.ts";
+import { requestInfo } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const eventsDocs: RouteDoc = {
@@ -43,7 +44,11 @@ export function createEventsRoutes() {
     if (!isBunServer(server)) {
       throw new AppError(501, "websocket_unavailable", "WebSockets need the Bun server (svc serve).");
     }
-    if (!server.upgrade(c.req.raw, { data: { kind: "events", requestId: c.get("requestId") } })) {
+    if (
+      !server.upgrade(c.req.raw, {
+        data: { kind: "events", requestId: requestInfo(c.req.raw)?.requestId ?? "unknown" },
+      })
+    ) {
       throw new AppError(400, "upgrade_failed", "The WebSocket handshake was invalid.");
     }
     // Bun has taken over the socket; this response is never sent.
