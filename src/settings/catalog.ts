@@ -122,7 +122,8 @@ export const settingsCatalog = {
   }),
   llm_timeout_ms: define({
     schema: whole(500, 120_000),
-    default: 15_000,
+    // Dictation waits for this call: a few seconds, then the deterministic text is used.
+    default: 4000,
     description: "Time allowed for the llm cleanup call before the deterministic text is used.",
   }),
   remote_stt_base_url: define({

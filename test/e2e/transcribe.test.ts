@@ -76,3 +76,38 @@ describe("compiled binary transcription", () => {
     expect(missing.stderr).toContain("nope.wav");
   }, 60_000);
 });
+
+describe("compiled binary graceful shutdown", () => {
+  test("SIGTERM lets an in-flight transcription finish, then exits 0", async () => {
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async () => {
+        await Bun.sleep(1500);
+        return Response.json({ text: "finished after shutdown began" });
+      },
+    });
+    const own = await startBinary({ SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-drain-")), "svc.db") });
+    const put = (key: string, value: unknown) =>
+      fetch(`${own.url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+    await put("stt_engine", "remote");
+    await put("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    await put("remote_stt_model", "whisper-1");
+    const inFlight = fetch(`${own.url}/api/transcribe`, {
+      method: "POST",
+      body: clip,
+      headers: { "content-type": "audio/wav" },
+    });
+    await Bun.sleep(400);
+    own.proc.kill("SIGTERM");
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { text: string }).text).toBe("Finished after shutdown began");
+    expect(await own.proc.exited).toBe(0);
+    upstream.stop(true);
+  }, 30_000);
+});
