@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   text: () => import("./bench/text.ts"),
   audio: () => import("./bench/audio.ts"),
   engines: () => import("./bench/engines.ts"),
+  transcribe: () => import("./bench/transcribe.ts"),
 };
 
 const wanted = process.argv.slice(2);

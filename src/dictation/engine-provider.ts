@@ -79,12 +79,18 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     }
     const threads = settings.get("whisper_threads") ?? undefined;
     const audioCtxScaling = settings.get("audio_ctx_scaling");
-    const key = `${path}|${mtime}|${threads ?? "auto"}|${audioCtxScaling}`;
+    const maxTokensPerSegment = settings.get("whisper_max_tokens");
+    const key = `${path}|${mtime}|${threads ?? "auto"}|${audioCtxScaling}|${maxTokensPerSegment}`;
     return {
       model,
       engine: load("whisper", key, async () => {
         const started = performance.now();
-        const engine = await createWhisperEngine({ modelPath: path, threads, audioCtxScaling });
+        const engine = await createWhisperEngine({
+          modelPath: path,
+          threads,
+          audioCtxScaling,
+          maxTokensPerSegment,
+        });
         logger.info("speech model loaded", {
           engine: "whisper",
           model,

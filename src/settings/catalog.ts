@@ -162,6 +162,12 @@ export const settingsCatalog = {
     default: null,
     description: "CPU threads for the embedded whisper engine; null picks one per core, up to a limit.",
   }),
+  whisper_max_tokens: define({
+    schema: whole(0, 448),
+    default: 0,
+    description:
+      "Most tokens whisper may write per 30 s window (0 = no cap); a cap stops runaway repetition loops.",
+  }),
   hook_timeout_ms: define({
     schema: whole(50, 60_000),
     default: 5000,
