@@ -16,10 +16,6 @@ export interface DictationOptions {
   hooks: () => readonly AfterCleanupHook[];
   events: EventBus;
   logger: Logger;
-  /** Clips allowed to wait for the engine; one more is 503 busy. */
-  maxQueued?: number;
-  /** Longest a transcription may take end to end. */
-  timeoutMs?: number;
 }
 
 export interface Dictation {
@@ -40,7 +36,7 @@ export function createDictation(options: DictationOptions): Dictation {
     logger,
   });
   const scheduler = createScheduler({
-    maxQueued: options.maxQueued ?? 16,
+    maxQueued: () => services.settings.get("transcribe_queue_size"),
     estimateMs: (lane) => (lane === "batch" ? 4000 : 1500),
   });
   const transcriber = createTranscriber({
@@ -65,7 +61,7 @@ export function createDictation(options: DictationOptions): Dictation {
     publish: (type, data) => events.publish(type, data),
     limits: () => ({
       maxAudioMs: services.settings.get("max_audio_seconds") * 1000,
-      timeoutMs: options.timeoutMs ?? 10 * 60_000,
+      timeoutMs: services.settings.get("transcribe_timeout_seconds") * 1000,
       language: services.settings.get("language"),
     }),
   });

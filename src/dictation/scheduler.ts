@@ -7,8 +7,8 @@ import { AppError } from "../errors.ts";
 export type Lane = "interactive" | "batch";
 
 export interface SchedulerOptions {
-  /** Units allowed to wait (not counting the ones running); one more is a 503 `busy`. */
-  maxQueued: number;
+  /** Units allowed to wait (not counting the ones running); one more is a 503 `busy`. Read per call. */
+  maxQueued: number | (() => number);
   /** Units run at once; an engine that uses every core wants 1. */
   concurrency?: number;
   /** Used for `Retry-After` when the queue is full: the typical cost of one unit. */
@@ -72,7 +72,8 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   function run<T>(unit: Unit<T>): Promise<T> {
     if (unit.signal?.aborted) return Promise.reject(abortReason(unit.signal));
-    if (queued() >= options.maxQueued) return Promise.reject(busy(unit.lane));
+    const limit = typeof options.maxQueued === "function" ? options.maxQueued() : options.maxQueued;
+    if (queued() >= limit) return Promise.reject(busy(unit.lane));
     return new Promise<T>((resolve, reject) => {
       const controller = new AbortController();
       const onAbort = () => {

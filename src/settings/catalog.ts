@@ -162,6 +162,17 @@ export const settingsCatalog = {
     default: null,
     description: "CPU threads for the embedded whisper engine; null picks one per core, up to a limit.",
   }),
+  transcribe_queue_size: define({
+    schema: whole(1, 1000),
+    default: 16,
+    description:
+      "Recordings allowed to wait for the speech engine; one more is answered 503 busy with Retry-After.",
+  }),
+  transcribe_timeout_seconds: define({
+    schema: whole(5, 86_400),
+    default: 600,
+    description: "Longest one transcription may take end to end before it is stopped with 504 timeout.",
+  }),
   whisper_max_tokens: define({
     schema: whole(0, 448),
     default: 0,

@@ -206,3 +206,49 @@ describe("POST /api/transcribe input errors", () => {
     expect((body as unknown as { error: { code: string } }).error.code).toBe("audio_too_long");
   });
 });
+
+describe("POST /api/transcribe scheduling limits", () => {
+  function slowRemote(app: TestApp, delayMs: number) {
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async () => {
+        await Bun.sleep(delayMs);
+        return Response.json({ text: "slow but sure" });
+      },
+    });
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    return upstream;
+  }
+
+  test("a full queue answers 503 busy with Retry-After while the accepted requests finish", async () => {
+    const app = createTestApp();
+    const upstream = slowRemote(app, 400);
+    app.services.settings.set("transcribe_queue_size", 1);
+    const running = transcribe(app, goforwardWav, "audio/wav");
+    await Bun.sleep(50);
+    const queued = transcribe(app, goforwardWav, "audio/wav");
+    await Bun.sleep(50);
+    const refused = await transcribe(app, goforwardWav, "audio/wav");
+    expect(refused.res.status).toBe(503);
+    expect((refused.body as unknown as { error: { code: string } }).error.code).toBe("busy");
+    expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await running).res.status).toBe(200);
+    expect((await queued).res.status).toBe(200);
+    upstream.stop(true);
+  });
+
+  test("a transcription over transcribe_timeout_seconds is stopped with 504 timeout", async () => {
+    const app = createTestApp();
+    const upstream = slowRemote(app, 7000);
+    app.services.settings.set("transcribe_timeout_seconds", 5);
+    const started = performance.now();
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
+    expect(res.status).toBe(504);
+    expect((body as unknown as { error: { code: string } }).error.code).toBe("timeout");
+    expect(performance.now() - started).toBeLessThan(6500);
+    upstream.stop(true);
+  }, 15_000);
+});
