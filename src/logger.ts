@@ -40,17 +40,31 @@ function now(): string {
   return iso;
 }
 
+// Keys repeat on every line; their JSON form is computed once.
+const quotedKeys = new Map<string, string>();
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < 1000) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+// Strings without quotes, backslashes, control characters or surrogates are their own JSON body.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON must escape.
+const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function jsonValue(value: unknown): string {
+  if (typeof value === "string") return needsEscape.test(value) ? JSON.stringify(value) : `"${value}"`;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return JSON.stringify(plain(value)) ?? "null";
+}
+
 function appendFields(line: string, source: LogFields | undefined): string {
   if (!source) return line;
   let out = line;
-  for (const key in source) {
-    const value = source[key];
-    const json =
-      typeof value === "number" && Number.isFinite(value)
-        ? String(value)
-        : (JSON.stringify(plain(value)) ?? "null");
-    out += `,${JSON.stringify(key)}:${json}`;
-  }
+  for (const key in source) out += `,${quoteKey(key)}:${jsonValue(source[key])}`;
   return out;
 }
 
@@ -116,8 +130,8 @@ class LineLogger implements Logger {
 }
 
 /**
- * Writes to stdout in batches: lines logged during one turn of the event loop leave in one write
- * (a per-request write costs more than the request). Flushed on exit, so nothing is lost.
+ * Writes to stdout in batches: lines logged within 20 ms leave in one write (a write per request
+ * costs more than the request). Flushed on exit, so nothing is lost.
  */
 export function createStdoutWriter(): { write(line: string): void; flush(): void } {
   let buffer = "";
@@ -135,8 +149,9 @@ export function createStdoutWriter(): { write(line: string): void; flush(): void
       buffer += line;
       if (buffer.length > 65_536) flush();
       else if (!scheduled) {
+        // Under load, many requests end per loop turn; a short delay gathers them into one write.
         scheduled = true;
-        setImmediate(flush);
+        setTimeout(flush, 20);
       }
     },
     flush,

@@ -51,3 +51,14 @@ describe("createLogger", () => {
     expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}slow request requestId=r1 path="\/api\/x y"\n$/);
   });
 });
+
+describe("json lines with awkward strings", () => {
+  test.each(['a "quoted" path', "back\\slash", "tab\there", "emoji 🎙️ ok", "lone \ud800 surrogate", "é"])(
+    "%p round-trips",
+    (text) => {
+      const lines: string[] = [];
+      createLogger({ level: "info", format: "json", write: (line) => lines.push(line) }).info("m", { text });
+      expect(JSON.parse(lines[0] ?? "").text).toBe(text);
+    },
+  );
+});

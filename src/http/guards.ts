@@ -1,5 +1,5 @@
 import { AppError } from "../errors.ts";
-import { checkHost } from "./host.ts";
+import { checkHost, type HostVerdict } from "./host.ts";
 import { isTrustedOrigin } from "./origin.ts";
 
 export interface GuardOptions {
@@ -9,10 +9,29 @@ export interface GuardOptions {
 
 const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
+// Clients send the same few Host values again and again; their verdicts are remembered.
+const hostVerdicts = new WeakMap<GuardOptions, Map<string, HostVerdict>>();
+const maxRemembered = 256;
+
+function hostVerdict(header: string | null, options: GuardOptions): HostVerdict {
+  if (header === null) return "missing";
+  let verdicts = hostVerdicts.get(options);
+  if (!verdicts) {
+    verdicts = new Map();
+    hostVerdicts.set(options, verdicts);
+  }
+  let verdict = verdicts.get(header);
+  if (verdict === undefined) {
+    verdict = checkHost(header, options.allowedHosts);
+    if (verdicts.size < maxRemembered) verdicts.set(header, verdict);
+  }
+  return verdict;
+}
+
 /** Raises the guard's verdict for one request, or returns when it may proceed. */
 export function assertRequestAllowed(request: Request, options: GuardOptions): void {
   const headers = request.headers;
-  const host = checkHost(headers.get("host"), options.allowedHosts);
+  const host = hostVerdict(headers.get("host"), options);
   if (host === "missing" || host === "malformed") {
     throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
   }
