@@ -103,9 +103,11 @@ describe("plugins in the compiled binary", () => {
     const broken = listing.items.find((item) => item.name === "@fx/throws-setup");
     expect(broken?.loaded).toBe(false);
     expect(broken?.error).toEqual({ stage: "setup", message: "boom in setup" });
-    expect(
-      server.lines.some((line) => line.msg === 'plugin "@fx/throws-setup" failed in setup: boom in setup'),
-    ).toBe(true);
+    // Log lines leave in batches; give the last one a moment to arrive.
+    const logged = () =>
+      server.lines.some((line) => line.msg === 'plugin "@fx/throws-setup" failed in setup: boom in setup');
+    for (let attempt = 0; attempt < 40 && !logged(); attempt++) await Bun.sleep(50);
+    expect(logged()).toBe(true);
   });
 
   test("serves UI pages sandboxed", async () => {
