@@ -4,11 +4,12 @@ import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
 import { createDictation, type Dictation } from "./dictation/dictation.ts";
 import { validateWhisperModel } from "./dictation/engines/ggml-model.ts";
+import type { ModelPreset } from "./dictation/models/presets.ts";
 import { createModelService, type ModelService } from "./dictation/models/service.ts";
 import { createModelStore } from "./dictation/models/store.ts";
 import { createEventBus, type EventBus } from "./events.ts";
 import type { Logger } from "./logger.ts";
-import type { PluginHost } from "./plugins/host.ts";
+import type { PluginHost, PluginHostOptions } from "./plugins/host.ts";
 import { createPluginSystem } from "./plugins/system.ts";
 import { createServices, type Services } from "./services.ts";
 
@@ -23,35 +24,44 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+export interface RuntimeParts {
+  db: Database;
+  events: EventBus;
+  logger: Logger;
+  pluginsDir: string;
+  registryUrl: string;
+  modelsDir: string;
+  modelBaseUrl: string;
+  /** Default: the upstream presets (tests pass presets pinned to files they generate). */
+  modelPresets?: readonly ModelPreset[];
+  /** Default: the models store's own header check. */
+  validateModel?: (path: string) => void;
+  pluginHost?: Partial<PluginHostOptions>;
+}
+
 /**
- * Everything svc runs on, built from the configuration: the database (migrated), services,
- * plugins (loaded), models and the dictation path. `svc serve` puts HTTP in front of it;
- * `svc transcribe` uses it directly. Throws when the database cannot be opened or migrated.
+ * Builds services, plugins (not started), models and the dictation path over an open database.
+ * `openRuntime` and the tests' `createTestApp` both assemble svc through this one function.
  */
-export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
-  const db = openDatabase(config.dbPath, { migrations });
-  const applied = runMigrations(db, migrations);
-  if (applied.length > 0) logger.info("database migrated", { applied: applied.map((m) => m.version) });
-  const events = createEventBus((error) => logger.warn("event listener failed", { error }));
+export function assembleRuntime(parts: RuntimeParts): Runtime {
+  const { db, events, logger } = parts;
   const services = createServices(db, events, logger);
   const plugins = createPluginSystem({
-    pluginsDir: config.pluginsDir,
-    registryUrl: config.npmRegistry,
+    pluginsDir: parts.pluginsDir,
+    registryUrl: parts.registryUrl,
     db,
     settings: services.settings,
     events,
     logger,
+    overrides: parts.pluginHost,
   });
-  // A broken plugins folder is reported, never fatal: svc runs without plugins.
-  await plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
   const models = createModelService({
     store: createModelStore({
-      dir: config.modelsDir,
-      validate: (path) => {
-        validateWhisperModel(path);
-      },
+      dir: parts.modelsDir,
+      presets: parts.modelPresets,
+      validate: parts.validateModel,
     }),
-    baseUrl: config.modelBaseUrl,
+    baseUrl: parts.modelBaseUrl,
     events,
     logger,
     activeModel: () => services.settings.get("stt_model"),
@@ -79,4 +89,30 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       db.close();
     },
   };
+}
+
+/**
+ * Everything svc runs on, built from the configuration: the database (migrated), services,
+ * plugins (loaded), models and the dictation path. `svc serve` puts HTTP in front of it;
+ * `svc transcribe` uses it directly. Throws when the database cannot be opened or migrated.
+ */
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  const db = openDatabase(config.dbPath, { migrations });
+  const applied = runMigrations(db, migrations);
+  if (applied.length > 0) logger.info("database migrated", { applied: applied.map((m) => m.version) });
+  const runtime = assembleRuntime({
+    db,
+    events: createEventBus((error) => logger.warn("event listener failed", { error })),
+    logger,
+    pluginsDir: config.pluginsDir,
+    registryUrl: config.npmRegistry,
+    modelsDir: config.modelsDir,
+    modelBaseUrl: config.modelBaseUrl,
+    validateModel: (path) => {
+      validateWhisperModel(path);
+    },
+  });
+  // A broken plugins folder is reported, never fatal: svc runs without plugins.
+  await runtime.plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));
+  return runtime;
 }

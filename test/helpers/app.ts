@@ -5,16 +5,15 @@ import { createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { createDictation, type Dictation } from "../../src/dictation/dictation.ts";
+import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/models/presets.ts";
-import { createModelService, type ModelService } from "../../src/dictation/models/service.ts";
-import { createModelStore } from "../../src/dictation/models/store.ts";
+import type { ModelService } from "../../src/dictation/models/service.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
-import { createPluginSystem } from "../../src/plugins/system.ts";
-import { createServices, type Services } from "../../src/services.ts";
+import { assembleRuntime } from "../../src/runtime.ts";
+import type { Services } from "../../src/services.ts";
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -65,33 +64,18 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     format: "json",
     write: (line) => logs.push(JSON.parse(line)),
   });
-  const services = createServices(db, bus, logger);
-  const plugins = createPluginSystem({
+  const runtime = assembleRuntime({
+    db,
+    events: bus,
+    logger,
     pluginsDir: options.pluginsDir ?? join(tmpdir(), `svc-test-plugins-${randomUUID()}`),
     registryUrl: options.npmRegistry ?? "http://127.0.0.1:9",
-    db,
-    settings: services.settings,
-    events: bus,
-    logger,
-    overrides: options.pluginHost,
+    modelsDir: options.modelsDir ?? join(tmpdir(), `svc-test-models-${randomUUID()}`),
+    modelBaseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
+    modelPresets: options.modelPresets,
+    pluginHost: options.pluginHost,
   });
-  const models = createModelService({
-    store: createModelStore({
-      dir: options.modelsDir ?? join(tmpdir(), `svc-test-models-${randomUUID()}`),
-      presets: options.modelPresets,
-    }),
-    baseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
-    events: bus,
-    logger,
-    activeModel: () => services.settings.get("stt_model"),
-  });
-  const dictation = createDictation({
-    services,
-    models: models.store,
-    hooks: () => plugins.hooks(),
-    events: bus,
-    logger,
-  });
+  const { services, plugins, models, dictation } = runtime;
   const app = createApp({
     ...services,
     plugins,
