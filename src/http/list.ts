@@ -49,3 +49,7 @@ export function listQuerySchema<const F extends readonly [string, ...string[]]>(
 export function likePattern(search: string): string {
   return `%${search.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 }
+
+/** The documented shape of a list route's answer (see Page). */
+export const pageSchema = (item: v.GenericSchema) =>
+  v.object({ items: v.array(item), total: v.number(), limit: v.number(), offset: v.number() });

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { dictionaryOrderFields } from "../db/dictionary-repo.ts";
 import { listQuerySchema } from "../http/list.ts";
 import type { TableSpec } from "../http/table-io.ts";
-import { foldCase, normalizeTerm } from "../text/fold.ts";
+import { foldCase } from "../text/fold.ts";
+import { keySchema } from "./keyed-schemas.ts";
 
 /** Limits on the dictionary; the route docs quote them. */
 export const dictionaryLimits = {
@@ -18,12 +19,7 @@ export const dictionaryLimits = {
 
 const { maxKeyLength, maxValueLength } = dictionaryLimits;
 
-export const dictionaryKeySchema = v.pipe(
-  v.string("key must be a string"),
-  v.transform(normalizeTerm),
-  v.minLength(1, "key must not be blank"),
-  v.maxLength(maxKeyLength, `key must be at most ${maxKeyLength} characters`),
-);
+export const dictionaryKeySchema = keySchema("key", maxKeyLength);
 
 export const dictionaryValueSchema = v.pipe(
   v.string("value must be a string"),

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { appContextSchema } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { pageSchema } from "../http/list.ts";
 import { idParamsSchema } from "../http/params.ts";
 import {
   formatCreateSchema,
@@ -18,12 +19,7 @@ const patternSyntax =
   "and path prefix; `*` any context. No regular expressions. Match order: enabled formats only, the " +
   "user's own before built-ins, then higher priority, then older first.";
 
-const page = v.object({
-  items: v.array(formatSchema),
-  total: v.number(),
-  limit: v.number(),
-  offset: v.number(),
-});
+const page = pageSchema(formatSchema);
 
 export function documentFormats(docs: ApiDocs): void {
   const tag = "Formats";

@@ -9,15 +9,11 @@ import {
 } from "../history/schemas.ts";
 import type { HistoryService } from "../history/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { pageSchema } from "../http/list.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow, readQuery } from "../http/validate.ts";
 
-const pageSchema = v.object({
-  items: v.array(historyItemSchema),
-  total: v.number(),
-  limit: v.number(),
-  offset: v.number(),
-});
+const historyPageSchema = pageSchema(historyItemSchema);
 
 function documentHistory(docs: ApiDocs): void {
   const tag = "History";
@@ -30,7 +26,7 @@ function documentHistory(docs: ApiDocs): void {
       description:
         "search matches words and word prefixes in the raw and final text (full-text index; operators are searched as words). from/to take a date (UTC day) or a date-time with offset; both inclusive.",
       query: historyListQuerySchema,
-      responses: { 200: { description: "One page", schema: pageSchema } },
+      responses: { 200: { description: "One page", schema: historyPageSchema } },
     },
     {
       method: "get",

@@ -2,7 +2,8 @@ import * as v from "valibot";
 import { vocabularyOrderFields } from "../db/vocabulary-repo.ts";
 import { listQuerySchema } from "../http/list.ts";
 import type { TableSpec } from "../http/table-io.ts";
-import { foldCase, normalizeTerm } from "../text/fold.ts";
+import { foldCase } from "../text/fold.ts";
+import { keySchema } from "./keyed-schemas.ts";
 
 /** Limits on the vocabulary; the route docs quote them. */
 export const vocabularyLimits = {
@@ -18,12 +19,7 @@ export const vocabularyLimits = {
 
 const { maxTermLength, maxNotesLength } = vocabularyLimits;
 
-export const vocabularyTermSchema = v.pipe(
-  v.string("term must be a string"),
-  v.transform(normalizeTerm),
-  v.minLength(1, "term must not be blank"),
-  v.maxLength(maxTermLength, `term must be at most ${maxTermLength} characters`),
-);
+export const vocabularyTermSchema = keySchema("term", maxTermLength);
 
 /** Blank or null clears the notes. */
 export const vocabularyNotesSchema = v.nullable(
