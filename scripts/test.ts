@@ -9,6 +9,7 @@ const listed = readFileSync(join(import.meta.dir, "test-packages.txt"), "utf8")
   .filter(Boolean);
 
 function installed(name: string): boolean {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template.
   const probe = Bun.spawnSync(["dpkg-query", "-W", "-f=${Status}", name], { stderr: "ignore" });
   return probe.exitCode === 0 && probe.stdout.toString().includes("install ok installed");
 }
