@@ -83,6 +83,7 @@ async function serve(env: Env): Promise<number> {
     sqlite: sqliteVersion(db),
     env: config.env,
   });
+  void dictation.warmUp();
   if (!isLoopback(config.host)) {
     logger.warn(
       `svc has no authentication and is bound to ${config.host}: anyone who can reach port ${server.port} can use it. ` +

@@ -22,6 +22,11 @@ export interface Dictation {
   pipeline: TextPipeline;
   transcriber: Transcriber;
   engines: EngineProvider;
+  /**
+   * Loads the selected engine in the background, so the first dictation after start (or after
+   * choosing another engine or model) does not pay for it. Failures (no model yet) are only logged.
+   */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -65,5 +70,29 @@ export function createDictation(options: DictationOptions): Dictation {
       language: services.settings.get("language"),
     }),
   });
-  return { pipeline, transcriber, engines, close: () => engines.close() };
+  // Audio decoders stay lazy: each compressed codec holds tens of MB of WASM memory once used.
+  const warmUp = async () => {
+    const started = performance.now();
+    try {
+      const engine = await engines.current();
+      logger.info("speech engine warm", {
+        engine: engine.id,
+        model: engine.model,
+        ms: Math.round(performance.now() - started),
+      });
+    } catch (error) {
+      logger.info("speech engine not loaded yet", {
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  };
+  // A new engine or model is loaded as soon as it is chosen, not by the next dictation.
+  services.settings.onChange((key) => {
+    if (
+      ["stt_engine", "stt_model", "whisper_threads", "audio_ctx_scaling", "whisper_max_tokens"].includes(key)
+    ) {
+      void warmUp();
+    }
+  });
+  return { pipeline, transcriber, engines, warmUp, close: () => engines.close() };
 }

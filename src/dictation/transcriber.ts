@@ -160,7 +160,10 @@ export function createTranscriber(deps: TranscriberDeps) {
     const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
     const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
     timings.decode = performance.now() - started;
+    // Loading a model (only the first time, or after a settings change) counts as engine time.
+    const loading = performance.now();
     const active = await deps.engine(input.engine);
+    timings.engine += performance.now() - loading;
     let language = input.language ?? limits.language;
     let raw = "";
     try {

@@ -111,3 +111,17 @@ describe("compiled binary graceful shutdown", () => {
     upstream.stop(true);
   }, 30_000);
 });
+
+describe("compiled binary warm start", () => {
+  test("the selected engine is loaded at start, so the first dictation pays no load time", async () => {
+    const own = await startBinary({
+      SVC_DB_PATH: join(dir, "warm.db"),
+      SVC_MODELS_DIR: join(dir, "models"),
+    });
+    const warm = () =>
+      own.lines.some((line) => line.msg === "speech engine warm" && line.engine === "whisper");
+    for (let attempt = 0; attempt < 100 && !warm(); attempt++) await Bun.sleep(50);
+    expect(warm()).toBe(true);
+    expect(await own.stop()).toBe(0);
+  }, 30_000);
+});
