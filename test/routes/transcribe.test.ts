@@ -240,6 +240,41 @@ describe("POST /api/transcribe scheduling limits", () => {
     upstream.stop(true);
   });
 
+  test("a client that disconnects while queued never reaches the engine", async () => {
+    const app = createTestApp();
+    let calls = 0;
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async () => {
+        calls++;
+        await Bun.sleep(600);
+        return Response.json({ text: "done" });
+      },
+    });
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    const running = transcribe(app, goforwardWav, "audio/wav");
+    await Bun.sleep(100);
+    const client = new AbortController();
+    const queued = app
+      .request("/api/transcribe", {
+        method: "POST",
+        body: goforwardWav,
+        headers: { "content-type": "audio/wav" },
+        signal: client.signal,
+      })
+      .catch((error: unknown) => error);
+    await Bun.sleep(100);
+    client.abort();
+    await queued;
+    expect((await running).res.status).toBe(200);
+    await Bun.sleep(200);
+    expect(calls).toBe(1);
+    upstream.stop(true);
+  });
+
   test("a transcription over transcribe_timeout_seconds is stopped with 504 timeout", async () => {
     const app = createTestApp();
     const upstream = slowRemote(app, 7000);
