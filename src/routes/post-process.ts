@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
+import { languageSchema } from "../dictation/language.ts";
 import type { TextPipeline } from "../dictation/pipeline.ts";
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
@@ -13,14 +14,7 @@ export const maxPostProcessChars = 50_000;
 const bodySchema = v.object({
   text: v.string("text must be a string"),
   appContext: v.optional(v.nullable(v.union([appContextSchema, v.string()]))),
-  language: v.optional(
-    v.nullable(
-      v.pipe(
-        v.string(),
-        v.regex(/^(auto|[a-z]{2,3}(-[A-Za-z0-9]{2,8})?)$/, "language must be auto or a code"),
-      ),
-    ),
-  ),
+  language: v.optional(v.nullable(languageSchema)),
 });
 
 const resultSchema = v.object({

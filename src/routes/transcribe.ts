@@ -1,22 +1,13 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
+import { languageSchema } from "../dictation/language.ts";
 import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../http/validate.ts";
-
-const languageHeader = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.regex(
-    /^(auto|[a-z]{2,3}(-[a-z0-9]{2,8})?)$/,
-    "x-language must be auto or a language code such as en or pt-br",
-  ),
-);
 
 const timingSchema = v.object({
   decode: v.number(),
@@ -107,7 +98,7 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
     keepAlive(c.env, c.req.raw);
     const languageRaw = c.req.header("x-language");
     const language = languageRaw
-      ? parseOrThrow(languageHeader, languageRaw, "invalid_language", "x-language header")
+      ? parseOrThrow(languageSchema, languageRaw, "invalid_language", "x-language header")
       : undefined;
     const appContext = parseAppContext(c.req.header("x-app-context"));
     const upload = await readUpload(c.req.raw);

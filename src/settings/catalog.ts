@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { languageSchema } from "../dictation/language.ts";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
@@ -64,12 +65,7 @@ export const settingsCatalog = {
     description: "Package names of installed plugins that are switched off.",
   }),
   language: define({
-    schema: v.pipe(
-      v.string(),
-      v.trim(),
-      v.toLowerCase(),
-      v.regex(/^(?:auto|[a-z]{2,3}(?:-[a-z0-9]{2,8})?)$/, 'must be "auto" or an ISO 639 code such as "en"'),
-    ),
+    schema: languageSchema,
     default: "auto",
     description: 'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br").',
   }),
