@@ -7,7 +7,7 @@ import type { AfterCleanupHook } from "./hook-runner.ts";
 import type { ModelStore } from "./models/store.ts";
 import type { TextPipeline } from "./pipeline.ts";
 import { createScheduler } from "./scheduler.ts";
-import { createTextService } from "./text-service.ts";
+import { cachedByVersion, createTextService } from "./text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
 
 export interface DictationOptions {
@@ -30,14 +30,25 @@ export interface Dictation {
   close(): Promise<void>;
 }
 
+/** Settings that make the engine provider load another engine or model. */
+const engineSettings = new Set([
+  "stt_engine",
+  "stt_model",
+  "whisper_threads",
+  "audio_ctx_scaling",
+  "whisper_max_tokens",
+]);
+
 /** The dictation path over svc's services: decode → engine (queued) → text pipeline → history. */
 export function createDictation(options: DictationOptions): Dictation {
   const { services, events, logger } = options;
-  const pipeline = createTextService(services, options.hooks, logger);
+  // Read on every dictation by the engine prompt and the LLM pass: queried once per change.
+  const vocabulary = cachedByVersion(services.vocabulary.version, () => services.vocabulary.terms());
+  const pipeline = createTextService(services, { hooks: options.hooks, vocabulary }, logger);
   const engines = createEngineProvider({
     settings: services.settings,
     models: options.models,
-    vocabulary: () => services.vocabulary.terms(),
+    vocabulary,
     logger,
   });
   const scheduler = createScheduler({
@@ -88,11 +99,7 @@ export function createDictation(options: DictationOptions): Dictation {
   };
   // A new engine or model is loaded as soon as it is chosen, not by the next dictation.
   services.settings.onChange((key) => {
-    if (
-      ["stt_engine", "stt_model", "whisper_threads", "audio_ctx_scaling", "whisper_max_tokens"].includes(key)
-    ) {
-      void warmUp();
-    }
+    if (engineSettings.has(key)) void warmUp();
   });
   return { pipeline, transcriber, engines, warmUp, close: () => engines.close() };
 }

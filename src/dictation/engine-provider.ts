@@ -137,12 +137,23 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
 
   const choose = { whisper, sphinx, remote };
 
+  // The term list is a cached array, replaced when the vocabulary changes: build its prompt once.
+  let promptTerms: readonly string[] | undefined;
+  let cachedPrompt: string | undefined;
+  function promptFor(terms: readonly string[]): string | undefined {
+    if (terms !== promptTerms) {
+      promptTerms = terms;
+      cachedPrompt = terms.length === 0 ? undefined : buildWhisperPrompt(terms).prompt;
+    }
+    return cachedPrompt;
+  }
+
   return {
     async current(override) {
       const id = override ?? settings.get("stt_engine");
       const { model, engine } = choose[id]();
       const terms = deps.vocabulary();
-      const prompt = id === "sphinx" || terms.length === 0 ? undefined : buildWhisperPrompt(terms).prompt;
+      const prompt = id === "sphinx" ? undefined : promptFor(terms);
       return {
         engine: await engine,
         id,

@@ -4,7 +4,7 @@ import type { AfterCleanupHook } from "./hook-runner.ts";
 import { createTextPipeline, type PipelineConfig, type TextPipeline } from "./pipeline.ts";
 
 /** Rebuilds a value only when its source's version counter moves. */
-function cachedByVersion<T>(version: () => number, build: () => T): () => T {
+export function cachedByVersion<T>(version: () => number, build: () => T): () => T {
   let builtAt = -1;
   let value: T | undefined;
   return () => {
@@ -23,14 +23,17 @@ function cachedByVersion<T>(version: () => number, build: () => T): () => T {
  */
 export function createTextService(
   services: Services,
-  hooks: () => readonly AfterCleanupHook[],
+  sources: {
+    hooks: () => readonly AfterCleanupHook[];
+    /** The vocabulary terms, cached by the caller (the speech engines read the same list). */
+    vocabulary: () => readonly string[];
+  },
   logger: { warn(message: string, fields?: object): void },
 ): TextPipeline {
-  const { settings, dictionary, vocabulary, formatMatcher } = services;
+  const { settings, dictionary, formatMatcher } = services;
   const getDictionary = cachedByVersion<DictionaryMatcher>(dictionary.version, () =>
     compileDictionary(dictionary.entries()),
   );
-  const getVocabulary = cachedByVersion(vocabulary.version, () => vocabulary.terms());
   const getConfig = (): PipelineConfig => {
     const baseUrl = settings.get("llm_base_url");
     const model = settings.get("llm_model");
@@ -54,8 +57,8 @@ export function createTextService(
     },
     getDictionary,
     recordDictionaryUsage: (hits) => dictionary.recordUsage(hits),
-    getVocabulary,
-    getHooks: hooks,
+    getVocabulary: sources.vocabulary,
+    getHooks: sources.hooks,
     logger,
   });
 }

@@ -170,6 +170,32 @@ describe("POST /api/transcribe input errors", () => {
     upstream.stop(true);
   });
 
+  test("vocabulary terms reach the engine's prompt, and a new term reaches the next request", async () => {
+    const prompts: string[] = [];
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (request) => {
+        prompts.push(String((await request.formData()).get("prompt") ?? ""));
+        return Response.json({ text: "ok" });
+      },
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    await app.json("/api/vocabulary", "POST", { term: "Kubernetes" });
+    await transcribe(app, goforwardWav, "audio/wav");
+    await app.json("/api/vocabulary", "POST", { term: "PostgreSQL" });
+    await transcribe(app, goforwardWav, "audio/wav");
+    expect(prompts).toHaveLength(2);
+    expect(prompts[0]).toContain("Kubernetes");
+    expect(prompts[0]).not.toContain("PostgreSQL");
+    expect(prompts[1]).toContain("Kubernetes");
+    expect(prompts[1]).toContain("PostgreSQL");
+    upstream.stop(true);
+  });
+
   test("whisper without an installed model is 503 model_unavailable saying how to get one", async () => {
     const app = createTestApp();
     const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
