@@ -50,7 +50,7 @@ async function load(url: string): Promise<number> {
   return result.requests.average;
 }
 
-async function throughput(name: string, cmd: string[], env: Record<string, string> = {}): Promise<number> {
+async function throughput(cmd: string[], env: Record<string, string> = {}): Promise<number> {
   const server = await startServer(cmd, env);
   try {
     await load(`${server.url}/api/health`); // warm-up round, discarded
@@ -58,7 +58,6 @@ async function throughput(name: string, cmd: string[], env: Record<string, strin
   } finally {
     server.proc.kill();
     await server.proc.exited;
-    void name;
   }
 }
 
@@ -82,9 +81,9 @@ export async function run(): Promise<void> {
   await ensureBinary();
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   const svcEnv = { SVC_DB_PATH: join(dir, "svc.db") };
-  const bare = await throughput("bare", [process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")]);
-  const svc = await throughput("svc", [binary], svcEnv);
-  const honoNode = await throughput("hono-node", ["node", join(root, "scripts/bench/peers/hono-node.mjs")]);
+  const bare = await throughput([process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")]);
+  const svc = await throughput([binary], svcEnv);
+  const honoNode = await throughput(["node", join(root, "scripts/bench/peers/hono-node.mjs")]);
   rmSync(dir, { recursive: true, force: true });
   console.log(`\nGET /api/health, ${generator} (second round of two), req/s`);
   table([

@@ -58,8 +58,8 @@ function assertOrdered(migrations: readonly Migration[]): void {
 /** Applies pending migrations, each in its own transaction with its record. Returns the ones applied. */
 export function runMigrations(db: Database, migrations: readonly Migration[]): Migration[] {
   assertOrdered(migrations);
-  refuseNewerDatabase(readSchemaVersion(db), migrations);
   const current = readSchemaVersion(db);
+  refuseNewerDatabase(current, migrations);
   const pending = migrations.filter((migration) => migration.version > current);
   for (const migration of pending) {
     const apply = db.transaction(() => {

@@ -1,14 +1,9 @@
+import type { FormatInput } from "../db/formats-repo.ts";
 import { defaultFormatStyle, type FormatStyle } from "../dictation/format-style.ts";
 
 /** A format shipped with svc. `key` is its stable identity across releases (seeding and reset). */
-export interface BuiltinFormat {
+export interface BuiltinFormat extends FormatInput {
   key: string;
-  label: string;
-  appPattern: string;
-  instructions: string;
-  enabled: boolean;
-  priority: number;
-  style: FormatStyle;
 }
 
 const style = (overrides: Partial<FormatStyle>): FormatStyle => ({ ...defaultFormatStyle, ...overrides });
