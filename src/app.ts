@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Hono } from "hono";
 import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
@@ -5,7 +6,7 @@ import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
 import type { ApiDocs } from "./http/api-docs.ts";
 import { renderError, renderNotFound } from "./http/errors.ts";
-import { installRequestContext } from "./http/request-context.ts";
+import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
@@ -46,13 +47,15 @@ export interface AppDeps extends Services {
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
-  installRequestContext(app, {
+  const context = createRequestContext({
     logger: deps.logger,
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
     maxBodyBytes: deps.maxBodyBytes,
   });
-  app.route("/api/health", createHealthRoutes({ version: deps.version }));
+  installRequestContext(app, context, deps.maxBodyBytes);
+  const health = createHealthRoutes({ version: deps.version });
+  app.route("/api/health", health.app);
   app.route("/api/events", createEventsRoutes());
   deps.docs.add(healthDocs, eventsDocs);
   app.route(
@@ -76,7 +79,19 @@ export function createApp(deps: AppDeps) {
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(renderNotFound);
   app.onError(renderError);
-  return app;
+  return Object.assign(app, {
+    /**
+     * Bun.serve's native route table, searched before `fetch`: GET /api/health is answered there
+     * without Hono's router, through the same request context (guards, id, headers, log line).
+     * Other methods on the path fall through to Hono.
+     */
+    bunRoutes: {
+      "/api/health": {
+        GET: (request: Request, server: Server<unknown>) =>
+          context(request, server, health.answer, health.route),
+      },
+    },
+  });
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -70,6 +70,7 @@ async function serve(env: Env): Promise<number> {
   const server = Bun.serve({
     hostname: config.host,
     port: config.port,
+    routes: app.bunRoutes,
     fetch: app.fetch,
     websocket: socket.handler,
     // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.

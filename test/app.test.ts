@@ -2,6 +2,42 @@ import { describe, expect, test } from "bun:test";
 import { Hono } from "hono";
 import { createTestApp } from "./helpers/app.ts";
 
+describe("GET /api/health from Bun.serve's route table", () => {
+  // main.ts hands `app.bunRoutes` to Bun.serve; these requests take that path, not Hono's.
+  function viaRouteTable(headers: Record<string, string>) {
+    const test = createTestApp();
+    const handler = test.app.bunRoutes["/api/health"].GET;
+    const request = new Request("http://localhost:4649/api/health?probe=1", { headers });
+    return { response: handler(request, undefined as never), logs: test.logs };
+  }
+
+  test("answers with the same body, id and security headers as the Hono route", async () => {
+    const { response, logs } = viaRouteTable({ host: "localhost:4649", "x-request-id": "probe-1" });
+    const res = await response;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok", name: "svc", version: "0.0.0-test" });
+    expect(res.headers.get("x-request-id")).toBe("probe-1");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    const hono = await createTestApp().request("/api/health");
+    expect([...res.headers.keys()].sort()).toEqual([...hono.headers.keys()].sort());
+    const line = logs.find((entry) => entry.msg === "request");
+    expect(line).toMatchObject({ requestId: "probe-1", method: "GET", path: "/api/health", status: 200 });
+  });
+
+  test("still runs the Host guard and logs the refusal", async () => {
+    const { response, logs } = viaRouteTable({ host: "rebound.evil.com" });
+    const res = await response;
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("untrusted_host");
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(logs.find((entry) => entry.msg === "request")).toMatchObject({ path: "/api/health", status: 403 });
+  });
+});
+
 describe("GET /api/health", () => {
   test("answers ok with the service name", async () => {
     const { request } = createTestApp();

@@ -62,3 +62,40 @@ describe("json lines with awkward strings", () => {
     },
   );
 });
+
+describe("logger.request, the per-request line", () => {
+  const args = ["id-1", "GET", "/api/health", 200, 0.123456] as const;
+
+  test("writes the same JSON line info() would, with ms rounded to 0.01", () => {
+    const fast = capture("json");
+    fast.logger.request(...args);
+    const slow = capture("json");
+    slow.logger.info("request", {
+      requestId: "id-1",
+      method: "GET",
+      path: "/api/health",
+      status: 200,
+      ms: 0.12,
+    });
+    const strip = (line: string | undefined) => JSON.parse(line ?? "{}") as Record<string, unknown>;
+    expect({ ...strip(fast.lines[0]), time: 0 }).toEqual({ ...strip(slow.lines[0]), time: 0 });
+    expect(fast.lines[0]?.endsWith("}\n")).toBe(true);
+  });
+
+  test("escapes a path with quotes or control characters", () => {
+    const { logger, lines } = capture("json");
+    logger.request("id-2", "GET", '/api/x"y\\z\u0001', 404, 1);
+    expect(JSON.parse(lines[0] ?? "")).toMatchObject({ path: '/api/x"y\\z\u0001', status: 404 });
+  });
+
+  test("is an info line: dropped at warn, readable in pretty format", () => {
+    const quiet = capture("json", "warn");
+    quiet.logger.request(...args);
+    expect(quiet.lines).toEqual([]);
+    const pretty = capture("pretty");
+    pretty.logger.request(...args);
+    expect(pretty.lines[0]).toMatch(
+      / INFO {2}request requestId=id-1 method=GET path=\/api\/health status=200 ms=0\.12\n$/,
+    );
+  });
+});

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { requestInfo } from "./request-context.ts";
+import { requestInfoOf } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
 
 export interface ErrorBody {
@@ -37,7 +37,7 @@ export function errorResponse(error: unknown, request?: { requestId: string; log
 
 /** Hono's onError: the same renderer, with the request's id and logger. */
 export const renderError = (error: unknown, c: Context<AppEnv>): Response =>
-  errorResponse(error, requestInfo(c.req.raw));
+  errorResponse(error, requestInfoOf(c));
 
 export function renderNotFound(c: Context<AppEnv>): Response {
   return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);

@@ -7,43 +7,48 @@ export interface GuardOptions {
   allowedHosts: readonly string[];
 }
 
-const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
-
 // Clients send the same few Host values again and again; their verdicts are remembered.
-const hostVerdicts = new WeakMap<GuardOptions, Map<string, HostVerdict>>();
 const maxRemembered = 256;
 
-function hostVerdict(header: string | null, options: GuardOptions): HostVerdict {
-  if (header === null) return "missing";
-  let verdicts = hostVerdicts.get(options);
-  if (!verdicts) {
-    verdicts = new Map();
-    hostVerdicts.set(options, verdicts);
-  }
-  let verdict = verdicts.get(header);
-  if (verdict === undefined) {
-    verdict = checkHost(header, options.allowedHosts);
-    if (verdicts.size < maxRemembered) verdicts.set(header, verdict);
-  }
-  return verdict;
+/** Raises the guards' verdict on one request, or returns when it may proceed. */
+export type Guard = (request: Request, method: string) => void;
+
+export function createGuard(options: GuardOptions): Guard {
+  const verdicts = new Map<string, HostVerdict>();
+  const hostVerdict = (header: string | null): HostVerdict => {
+    if (header === null) return "missing";
+    let verdict = verdicts.get(header);
+    if (verdict === undefined) {
+      verdict = checkHost(header, options.allowedHosts);
+      if (verdicts.size < maxRemembered) verdicts.set(header, verdict);
+    }
+    return verdict;
+  };
+  return (request, method) => {
+    const headers = request.headers;
+    const host = hostVerdict(headers.get("host"));
+    if (host !== "ok") {
+      if (host === "untrusted") {
+        throw new AppError(
+          403,
+          "untrusted_host",
+          `Host "${headers.get("host")}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
+        );
+      }
+      throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
+    }
+    if (method === "GET" || method === "HEAD") {
+      // A WebSocket upgrade is a GET and goes through the origin check.
+      const upgrade = headers.get("upgrade");
+      if (upgrade === null || upgrade.toLowerCase() !== "websocket") return;
+    } else if (method === "OPTIONS") {
+      return;
+    }
+    assertTrustedOrigin(headers, options);
+  };
 }
 
-/** Raises the guard's verdict for one request, or returns when it may proceed. */
-export function assertRequestAllowed(request: Request, options: GuardOptions): void {
-  const headers = request.headers;
-  const host = hostVerdict(headers.get("host"), options);
-  if (host === "missing" || host === "malformed") {
-    throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
-  }
-  if (host === "untrusted") {
-    throw new AppError(
-      403,
-      "untrusted_host",
-      `Host "${headers.get("host")}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
-    );
-  }
-  const upgrade = headers.get("upgrade")?.toLowerCase() === "websocket";
-  if (safeMethods.has(request.method) && !upgrade) return;
+function assertTrustedOrigin(headers: Headers, options: GuardOptions): void {
   const origin = headers.get("origin");
   if (origin !== null) {
     // Repeated Origin headers arrive joined by ", " and never equal a trusted origin.

@@ -1,22 +1,28 @@
+import type { Server } from "bun";
 import type { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { errorResponse } from "./errors.ts";
-import { assertRequestAllowed, type GuardOptions } from "./guards.ts";
+import { createGuard, type GuardOptions } from "./guards.ts";
 import type { AppEnv } from "./types.ts";
 
 const incomingId = /^[A-Za-z0-9._:-]{1,64}$/;
 
-/** What svc knows about a request in flight: its id and a logger bound to it. */
+/**
+ * What svc knows about a request in flight; Hono hands it to every route as `c.env`. Its id, a
+ * logger bound to that id, and the Bun server that received it (absent under `app.request`).
+ */
 export class RequestInfo {
   readonly requestId: string;
   readonly #base: Logger;
+  readonly #env: unknown;
   #logger: Logger | undefined;
 
-  constructor(requestId: string, base: Logger) {
+  constructor(requestId: string, base: Logger, env: unknown) {
     this.requestId = requestId;
     this.#base = base;
+    this.#env = env;
   }
 
   /** Built on first use: most requests never log anything of their own. */
@@ -24,78 +30,151 @@ export class RequestInfo {
     this.#logger ??= this.#base.child({ requestId: this.requestId });
     return this.#logger;
   }
+
+  /** The Bun server that received the request; absent under `app.request` (tests, CLI). */
+  get server(): Server<unknown> | undefined {
+    return isBunServer(this.#env) ? this.#env : undefined;
+  }
 }
 
-const requests = new WeakMap<Request, RequestInfo>();
+/** The request's info, or nothing for a sub-app exercised on its own (without the context). */
+export const requestInfoOf = (c: { env: unknown }): RequestInfo | undefined =>
+  c.env instanceof RequestInfo ? c.env : undefined;
 
-/** The id and logger of a request that passed through `installRequestContext`. */
-export const requestInfo = (request: Request): RequestInfo | undefined => requests.get(request);
+function isBunServer(value: unknown): value is Server<unknown> {
+  return typeof value === "object" && value !== null && "upgrade" in value && "timeout" in value;
+}
 
 export interface RequestContextOptions extends GuardOptions {
   logger: Logger;
   maxBodyBytes: number;
 }
 
+export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
+
 /**
- * Wraps `app.fetch` (which `app.request` also calls) so that every request gets an id (echoed in
- * `X-Request-Id`), passes the Host/Origin guards, leaves with the API's security headers and
- * logs one line. Done around Hono rather than as middleware so that a route that answers at once
- * (GET /api/health) stays synchronous: a middleware makes every response a promise, which costs
- * Bun a third of its throughput. Call it before mounting routes: it also adds the body limit.
+ * A route Bun.serve answers from its own route table: its path is fixed, and its `respond` builds
+ * complete responses with `withApiHeaders`, so the context neither parses the URL nor edits them.
  */
-export function installRequestContext(app: Hono<AppEnv>, options: RequestContextOptions): void {
+export interface StaticRoute {
+  readonly path: string;
+}
+
+/** Runs one request through the context; `respond` produces its answer. */
+export type RequestContext = (
+  request: Request,
+  env: unknown,
+  respond: Respond,
+  route?: StaticRoute,
+) => Response | Promise<Response>;
+
+/**
+ * A response that already carries the request id and the API's security headers, for a
+ * `StaticRoute`: the context sends it as it is instead of editing its headers afterwards.
+ */
+export function withApiHeaders(body: string, contentType: string, info: RequestInfo, status = 200): Response {
+  return new Response(body, {
+    status,
+    // The same headers `finish` sets on other responses.
+    headers: {
+      "Content-Type": contentType,
+      "X-Request-Id": info.requestId,
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Cross-Origin-Resource-Policy": "same-origin",
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
+function pathOf(url: string): string {
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const queryStart = url.indexOf("?", pathStart);
+  return url.slice(pathStart, queryStart < 0 ? undefined : queryStart);
+}
+
+/**
+ * The request context: every request gets an id (echoed in `X-Request-Id`), passes the
+ * Host/Origin guards, leaves with the API's security headers and logs one line. It runs around
+ * Hono rather than as middleware so that a route that answers at once stays synchronous: a
+ * middleware makes every response a promise, which costs Bun a third of its throughput.
+ */
+export function createRequestContext(options: RequestContextOptions): RequestContext {
   const { logger } = options;
+  const guard = createGuard(options);
+  const finish = (
+    request: Request,
+    method: string,
+    response: Response,
+    info: RequestInfo,
+    started: number,
+    complete: boolean,
+    route: StaticRoute | undefined,
+  ): Response => {
+    if (!complete) {
+      const headers = response.headers;
+      headers.set("X-Request-Id", info.requestId);
+      headers.set("X-Content-Type-Options", "nosniff");
+      headers.set("Referrer-Policy", "no-referrer");
+      // Plugin UI assets set cross-origin: their sandboxed pages have an opaque origin.
+      if (!headers.has("Cross-Origin-Resource-Policy"))
+        headers.set("Cross-Origin-Resource-Policy", "same-origin");
+      if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
+      // Never let a route or plugin open the API to other origins.
+      headers.delete("Access-Control-Allow-Origin");
+    }
+    const path = route === undefined ? pathOf(request.url) : route.path;
+    logger.request(info.requestId, method, path, response.status, performance.now() - started);
+    return response;
+  };
+  return (request, env, respond, route) => {
+    const started = performance.now();
+    const method = request.method;
+    const offered = request.headers.get("x-request-id");
+    const info = new RequestInfo(
+      offered !== null && incomingId.test(offered) ? offered : crypto.randomUUID(),
+      logger,
+      env,
+    );
+    let response: Response | Promise<Response>;
+    let complete = route !== undefined;
+    try {
+      guard(request, method);
+      response = respond(request, info);
+    } catch (error) {
+      response = errorResponse(error, info);
+      complete = false;
+    }
+    if (response instanceof Promise)
+      return response.then((done) => finish(request, method, done, info, started, complete, route));
+    return finish(request, method, response, info, started, complete, route);
+  };
+}
+
+/**
+ * Puts the request context around `app.fetch` (which `app.request` also calls), so Bun.serve
+ * and tests meet the same guards. Call it before mounting routes: it also adds the body limit.
+ */
+export function installRequestContext(
+  app: Hono<AppEnv>,
+  context: RequestContext,
+  maxBodyBytes: number,
+): void {
   app.on(
     ["POST", "PUT", "PATCH", "DELETE"],
     "*",
     bodyLimit({
-      maxSize: options.maxBodyBytes,
+      maxSize: maxBodyBytes,
       onError: () => {
         throw new AppError(
           413,
           "payload_too_large",
-          `The request body is larger than ${options.maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
+          `The request body is larger than ${maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
         );
       },
     }),
   );
   const dispatch = app.fetch;
-  const finish = (request: Request, response: Response, info: RequestInfo, started: number): Response => {
-    const headers = response.headers;
-    headers.set("X-Request-Id", info.requestId);
-    headers.set("X-Content-Type-Options", "nosniff");
-    headers.set("Referrer-Policy", "no-referrer");
-    // Plugin UI assets set cross-origin: their sandboxed pages have an opaque origin.
-    if (!headers.has("Cross-Origin-Resource-Policy"))
-      headers.set("Cross-Origin-Resource-Policy", "same-origin");
-    if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
-    // Never let a route or plugin open the API to other origins.
-    headers.delete("Access-Control-Allow-Origin");
-    const url = request.url;
-    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-    const queryStart = url.indexOf("?", pathStart);
-    logger.info("request", {
-      requestId: info.requestId,
-      method: request.method,
-      path: url.slice(pathStart, queryStart < 0 ? undefined : queryStart),
-      status: response.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
-    });
-    return response;
-  };
-  app.fetch = (request, env, executionCtx) => {
-    const started = performance.now();
-    const offered = request.headers.get("x-request-id");
-    const info = new RequestInfo(offered && incomingId.test(offered) ? offered : crypto.randomUUID(), logger);
-    requests.set(request, info);
-    let response: Response | Promise<Response>;
-    try {
-      assertRequestAllowed(request, options);
-      response = dispatch(request, env, executionCtx);
-    } catch (error) {
-      response = errorResponse(error, info);
-    }
-    if (response instanceof Promise) return response.then((done) => finish(request, done, info, started));
-    return finish(request, response, info, started);
-  };
+  const respond: Respond = (request, info) => dispatch(request, info);
+  app.fetch = (request, env) => context(request, env, respond);
 }

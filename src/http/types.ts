@@ -1,3 +1,7 @@
-/** Hono environment shared by every route. The request's id and logger: `requestInfo(c.req.raw)`. */
-// biome-ignore lint/complexity/noBannedTypes: Hono's Env with no bindings or variables.
-export type AppEnv = {};
+import type { RequestInfo } from "./request-context.ts";
+
+/**
+ * Hono environment shared by every route: `c.env` is the request's `RequestInfo` (id, logger,
+ * Bun server), put there by the request context.
+ */
+export type AppEnv = { Bindings: RequestInfo };

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound } from "../errors.ts";
-import { requestInfo } from "../http/request-context.ts";
+import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
 import { reasonOf, StepTimeout, withTimeout } from "./timeout.ts";
@@ -62,7 +62,7 @@ export function createPluginNamespace(deps: {
     } catch (error) {
       const timedOut = error instanceof StepTimeout;
       const message = `plugin "${plugin.name}" failed in middleware: ${reasonOf(error)}`;
-      requestInfo(c.req.raw)?.logger.error(message, { plugin: plugin.name, hook: "middleware" });
+      requestInfoOf(c)?.logger.error(message, { plugin: plugin.name, hook: "middleware" });
       throw new AppError(timedOut ? 504 : 500, timedOut ? "plugin_timeout" : "plugin_failed", message, {
         details: { plugin: plugin.name },
       });

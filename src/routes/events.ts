@@ -1,8 +1,7 @@
-import type { Server } from "bun";
 import { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import type { RouteDoc } from "../http/api-docs.ts";
-import { requestInfo } from "../http/request-context.ts";
+import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const eventsDocs: RouteDoc = {
@@ -21,12 +20,6 @@ export interface EventsSocketData {
   requestId: string;
 }
 
-function isBunServer(value: unknown): value is Server<EventsSocketData> {
-  return (
-    typeof value === "object" && value !== null && "upgrade" in value && typeof value.upgrade === "function"
-  );
-}
-
 /** `GET /api/events` upgrades to a WebSocket; the guards have already checked Host and Origin. */
 export function createEventsRoutes() {
   return new Hono<AppEnv>().get("/", (c) => {
@@ -40,15 +33,13 @@ export function createEventsRoutes() {
         },
       );
     }
-    const server = c.env;
-    if (!isBunServer(server)) {
+    const info = requestInfoOf(c);
+    const server = info?.server;
+    if (!info || !server) {
       throw new AppError(501, "websocket_unavailable", "WebSockets need the Bun server (svc serve).");
     }
-    if (
-      !server.upgrade(c.req.raw, {
-        data: { kind: "events", requestId: requestInfo(c.req.raw)?.requestId ?? "unknown" },
-      })
-    ) {
+    const data: EventsSocketData = { kind: "events", requestId: info.requestId };
+    if (!server.upgrade(c.req.raw, { data })) {
       throw new AppError(400, "upgrade_failed", "The WebSocket handshake was invalid.");
     }
     // Bun has taken over the socket; this response is never sent.

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import type { RouteDoc } from "../http/api-docs.ts";
+import { type Respond, type StaticRoute, withApiHeaders } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const healthDocs: RouteDoc = {
@@ -17,7 +18,13 @@ export const healthDocs: RouteDoc = {
   },
 };
 
+/**
+ * The health answer, built with all of its headers (it is the most requested route: container
+ * health checks and load balancers poll it). `answer` also serves it from Bun.serve's route table.
+ */
 export function createHealthRoutes(deps: { version: string }) {
   const body = JSON.stringify({ status: "ok", name: "svc", version: deps.version });
-  return new Hono<AppEnv>().get("/", (c) => c.body(body, 200, { "Content-Type": "application/json" }));
+  const answer: Respond = (_request, info) => withApiHeaders(body, "application/json", info);
+  const route: StaticRoute = { path: "/api/health" };
+  return { app: new Hono<AppEnv>().get("/", (c) => answer(c.req.raw, c.env)), answer, route };
 }

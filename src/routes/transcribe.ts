@@ -6,6 +6,7 @@ import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts"
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../http/validate.ts";
 
@@ -67,13 +68,6 @@ function serverTiming(result: TranscribeResult): string {
   ].join(", ");
 }
 
-/** Bun closes a connection that is idle for `idleTimeout`; a long transcription is not idle. */
-function keepAlive(env: unknown, request: Request): void {
-  if (typeof env === "object" && env !== null && "timeout" in env && typeof env.timeout === "function") {
-    env.timeout(request, 0);
-  }
-}
-
 export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
   deps.docs.add({
     method: "post",
@@ -95,7 +89,8 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
     responses: { 200: { description: "The transcript", schema: transcribeResultSchema } },
   });
   return new Hono<AppEnv>().post("/", async (c) => {
-    keepAlive(c.env, c.req.raw);
+    // Bun closes a connection idle for `idleTimeout`; a long transcription is not idle.
+    requestInfoOf(c)?.server?.timeout(c.req.raw, 0);
     const languageRaw = c.req.header("x-language");
     const language = languageRaw
       ? parseOrThrow(languageSchema, languageRaw, "invalid_language", "x-language header")

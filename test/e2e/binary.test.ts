@@ -67,6 +67,34 @@ describe("compiled binary", () => {
     expect(await res.json()).toMatchObject({ status: "ok", name: "svc" });
   });
 
+  test("GET and HEAD /api/health carry the id and security headers; guards and other methods still apply", async () => {
+    for (const method of ["GET", "HEAD"]) {
+      const res = await fetch(`${server.url}/api/health`, {
+        method,
+        headers: { "x-request-id": `e2e-${method}` },
+      });
+      expect({ method, status: res.status }).toEqual({ method, status: 200 });
+      expect(res.headers.get("x-request-id")).toBe(`e2e-${method}`);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("cache-control")).toBe("no-store");
+    }
+    const post = await fetch(`${server.url}/api/health`, { method: "POST" });
+    expect(post.status).toBe(404);
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    // fetch cannot forge Host; a raw request can.
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1", () => {
+        socket.write("GET /api/health HTTP/1.1\r\nHost: rebound.evil.com\r\nConnection: close\r\n\r\n");
+      });
+      socket.once("data", (data) => {
+        resolve(data.toString().split("\r\n")[0] ?? "");
+        socket.destroy();
+      });
+      socket.once("error", reject);
+    });
+    expect(status).toBe("HTTP/1.1 403 Forbidden");
+  });
+
   test("logs JSON lines in production, one per request", async () => {
     await fetch(`${server.url}/api/health?probe=1`);
     // Log lines leave in batches (within 20 ms); poll rather than guess.
