@@ -117,25 +117,31 @@ async function startup(runs: number): Promise<{ readyMs: number[]; rss: number[]
 export async function run(): Promise<void> {
   await ensureBinary();
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+  // Two identical processes can differ by several per cent on a shared machine (placement, JIT);
+  // each trial starts fresh ones, and the rounds of every trial are pooled.
+  const trials = Number(process.env.BENCH_TRIALS ?? 2);
   const svcEnv = { SVC_DB_PATH: join(dir, "svc.db") };
-  const [bare = [], svc = [], honoNode = [], svcHono = []] = await throughput(
-    [
-      {
-        name: "bare",
-        cmd: [process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")],
-        path: "/api/health",
-      },
-      { name: "svc", cmd: [binary], env: svcEnv, path: "/api/health" },
-      { name: "node", cmd: ["node", join(root, "scripts/bench/peers/hono-node.mjs")], path: "/api/health" },
-      // A route that goes through Hono's router and a settings read, for comparison (no target).
-      { name: "svc-hono", cmd: [binary], env: svcEnv, path: "/api/settings/language" },
-    ],
-    rounds,
-  );
+  const contenders: Contender[] = [
+    {
+      name: "bare",
+      cmd: [process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")],
+      path: "/api/health",
+    },
+    { name: "svc", cmd: [binary], env: svcEnv, path: "/api/health" },
+    { name: "node", cmd: ["node", join(root, "scripts/bench/peers/hono-node.mjs")], path: "/api/health" },
+    // A route that goes through Hono's router and a settings read, for comparison (no target).
+    { name: "svc-hono", cmd: [binary], env: svcEnv, path: "/api/settings/language" },
+  ];
+  const pooled: number[][] = contenders.map(() => []);
+  for (let trial = 0; trial < trials; trial++) {
+    for (const [i, results] of (await throughput(contenders, rounds)).entries()) pooled[i]?.push(...results);
+  }
+  const [bare = [], svc = [], honoNode = [], svcHono = []] = pooled;
   rmSync(dir, { recursive: true, force: true });
   console.log(
-    `\n${generator}, ${rounds} interleaved rounds after a warm-up${pinned ? ", servers on core 0 and load on core 1" : ""}; median req/s, median of per-round ratios`,
+    `\n${generator}; ${trials} trials of fresh processes × ${rounds} interleaved rounds after a warm-up` +
+      `${pinned ? "; servers on core 0, load on core 1" : ""}. Median req/s and median of the per-round ratios.`,
   );
   table([
     ["server", "req/s", "ratio", "target"],
