@@ -28,6 +28,16 @@ const pinned = taskset !== null && navigator.hardwareConcurrency >= 2;
 const pin = (core: number, cmd: string[]) =>
   pinned && taskset ? [taskset, "-c", String(core), ...cmd] : cmd;
 
+/**
+ * This process drains the servers' logs: while they are loaded it belongs with the load generator,
+ * off the servers' core. `undefined` gives it every core back.
+ */
+function pinSelf(core: number | undefined): void {
+  const cores = core === undefined ? `0-${navigator.hardwareConcurrency - 1}` : String(core);
+  if (pinned && taskset)
+    Bun.spawnSync([taskset, "-a", "-p", "-c", cores, String(process.pid)], { stdout: "ignore" });
+}
+
 async function load(url: string): Promise<number> {
   if (wrk) {
     const proc = Bun.spawn(pin(1, [wrk, "-t1", "-c64", `-d${seconds}s`, url]), {
@@ -116,11 +126,12 @@ async function startup(runs: number): Promise<{ readyMs: number[]; rss: number[]
 
 export async function run(): Promise<void> {
   await ensureBinary();
+  pinSelf(1);
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
-  // Two identical processes can differ by several per cent on a shared machine (placement, JIT);
-  // each trial starts fresh ones, and the rounds of every trial are pooled.
-  const trials = Number(process.env.BENCH_TRIALS ?? 2);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  // Two identical processes can differ by 10-20 % here (placement, JIT): each trial starts fresh
+  // ones, and the rounds of every trial are pooled.
+  const trials = Number(process.env.BENCH_TRIALS ?? 4);
   const svcEnv = { SVC_DB_PATH: join(dir, "svc.db") };
   const contenders: Contender[] = [
     {
@@ -137,11 +148,12 @@ export async function run(): Promise<void> {
   for (let trial = 0; trial < trials; trial++) {
     for (const [i, results] of (await throughput(contenders, rounds)).entries()) pooled[i]?.push(...results);
   }
+  pinSelf(undefined);
   const [bare = [], svc = [], honoNode = [], svcHono = []] = pooled;
   rmSync(dir, { recursive: true, force: true });
   console.log(
     `\n${generator}; ${trials} trials of fresh processes × ${rounds} interleaved rounds after a warm-up` +
-      `${pinned ? "; servers on core 0, load on core 1" : ""}. Median req/s and median of the per-round ratios.`,
+      `${pinned ? "; servers on core 0, load and log reading on core 1" : ""}. Median req/s and median of the per-round ratios.`,
   );
   table([
     ["server", "req/s", "ratio", "target"],
