@@ -20,23 +20,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Sends a raw WebSocket handshake and returns the status line, so a refusal is seen as it is. */
-function handshake(port: number, origin?: string): Promise<string> {
+/** Sends raw request lines and returns the status line, so what fetch cannot send or see is seen as it is. */
+function statusLine(port: number, lines: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1", () => {
-      socket.write(
-        [
-          "GET /api/events HTTP/1.1",
-          `Host: 127.0.0.1:${port}`,
-          "Upgrade: websocket",
-          "Connection: Upgrade",
-          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-          "Sec-WebSocket-Version: 13",
-          ...(origin ? [`Origin: ${origin}`] : []),
-          "",
-          "",
-        ].join("\r\n"),
-      );
+      socket.write([...lines, "", ""].join("\r\n"));
     });
     socket.once("data", (data) => {
       resolve(data.toString().split("\r\n")[0] ?? "");
@@ -44,6 +32,19 @@ function handshake(port: number, origin?: string): Promise<string> {
     });
     socket.once("error", reject);
   });
+}
+
+/** A raw WebSocket handshake: a refusal is seen as it is. */
+function handshake(port: number, origin?: string): Promise<string> {
+  return statusLine(port, [
+    "GET /api/events HTTP/1.1",
+    `Host: 127.0.0.1:${port}`,
+    "Upgrade: websocket",
+    "Connection: Upgrade",
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    "Sec-WebSocket-Version: 13",
+    ...(origin ? [`Origin: ${origin}`] : []),
+  ]);
 }
 
 function firstMessage(url: string, origin?: string): Promise<Record<string, unknown>> {
@@ -82,16 +83,11 @@ describe("compiled binary", () => {
     expect(post.status).toBe(404);
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe("not_found");
     // fetch cannot forge Host; a raw request can.
-    const status = await new Promise<string>((resolve, reject) => {
-      const socket = connect(server.port, "127.0.0.1", () => {
-        socket.write("GET /api/health HTTP/1.1\r\nHost: rebound.evil.com\r\nConnection: close\r\n\r\n");
-      });
-      socket.once("data", (data) => {
-        resolve(data.toString().split("\r\n")[0] ?? "");
-        socket.destroy();
-      });
-      socket.once("error", reject);
-    });
+    const status = await statusLine(server.port, [
+      "GET /api/health HTTP/1.1",
+      "Host: rebound.evil.com",
+      "Connection: close",
+    ]);
     expect(status).toBe("HTTP/1.1 403 Forbidden");
   });
 
