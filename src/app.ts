@@ -51,11 +51,10 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
-    maxBodyBytes: deps.maxBodyBytes,
   });
   installRequestContext(app, context, deps.maxBodyBytes);
   const health = createHealthRoutes({ version: deps.version });
-  app.route("/api/health", health.app);
+  app.route(health.route.path, health.app);
   app.route("/api/events", createEventsRoutes());
   deps.docs.add(healthDocs, eventsDocs);
   app.route(
@@ -86,7 +85,7 @@ export function createApp(deps: AppDeps) {
      * Other methods on the path fall through to Hono.
      */
     bunRoutes: {
-      "/api/health": {
+      [health.route.path]: {
         GET: (request: Request, server: Server<unknown>) =>
           context(request, server, health.answer, health.route),
       },

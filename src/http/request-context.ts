@@ -47,7 +47,6 @@ function isBunServer(value: unknown): value is Server<unknown> {
 
 export interface RequestContextOptions extends GuardOptions {
   logger: Logger;
-  maxBodyBytes: number;
 }
 
 export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
@@ -69,22 +68,33 @@ export type RequestContext = (
 ) => Response | Promise<Response>;
 
 /**
- * A response that already carries the request id and the API's security headers, for a
- * `StaticRoute`: the context sends it as it is instead of editing its headers afterwards.
+ * The security headers every answer leaves with. `routeMayChoose`: a route's own value stands
+ * (plugin UI assets are cross-origin: their sandboxed pages have an opaque origin).
+ */
+const securityHeaders = [
+  { name: "X-Content-Type-Options", value: "nosniff", routeMayChoose: false },
+  { name: "Referrer-Policy", value: "no-referrer", routeMayChoose: false },
+  { name: "Cross-Origin-Resource-Policy", value: "same-origin", routeMayChoose: true },
+  { name: "Cache-Control", value: "no-store", routeMayChoose: true },
+] as const;
+
+// Per content type, built once: Bun copies a Headers object into a Response natively.
+const headerTemplates = new Map<string, Headers>();
+
+/**
+ * A response that already carries the request id and the security headers, for a `StaticRoute`:
+ * the context sends it as it is instead of editing its headers afterwards.
  */
 export function withApiHeaders(body: string, contentType: string, info: RequestInfo, status = 200): Response {
-  return new Response(body, {
-    status,
-    // The same headers `finish` sets on other responses.
-    headers: {
-      "Content-Type": contentType,
-      "X-Request-Id": info.requestId,
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
-      "Cross-Origin-Resource-Policy": "same-origin",
-      "Cache-Control": "no-store",
-    },
-  });
+  let template = headerTemplates.get(contentType);
+  if (template === undefined) {
+    template = new Headers({ "Content-Type": contentType });
+    for (const { name, value } of securityHeaders) template.set(name, value);
+    headerTemplates.set(contentType, template);
+  }
+  const response = new Response(body, { status, headers: template });
+  response.headers.set("X-Request-Id", info.requestId);
+  return response;
 }
 
 function pathOf(url: string): string {
@@ -114,12 +124,9 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     if (!complete) {
       const headers = response.headers;
       headers.set("X-Request-Id", info.requestId);
-      headers.set("X-Content-Type-Options", "nosniff");
-      headers.set("Referrer-Policy", "no-referrer");
-      // Plugin UI assets set cross-origin: their sandboxed pages have an opaque origin.
-      if (!headers.has("Cross-Origin-Resource-Policy"))
-        headers.set("Cross-Origin-Resource-Policy", "same-origin");
-      if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
+      for (const { name, value, routeMayChoose } of securityHeaders) {
+        if (!routeMayChoose || !headers.has(name)) headers.set(name, value);
+      }
       // Never let a route or plugin open the API to other origins.
       headers.delete("Access-Control-Allow-Origin");
     }

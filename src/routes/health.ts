@@ -25,6 +25,6 @@ export const healthDocs: RouteDoc = {
 export function createHealthRoutes(deps: { version: string }) {
   const body = JSON.stringify({ status: "ok", name: "svc", version: deps.version });
   const answer: Respond = (_request, info) => withApiHeaders(body, "application/json", info);
-  const route: StaticRoute = { path: "/api/health" };
+  const route = { path: "/api/health" } as const satisfies StaticRoute;
   return { app: new Hono<AppEnv>().get("/", (c) => answer(c.req.raw, c.env)), answer, route };
 }
