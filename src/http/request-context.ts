@@ -5,6 +5,7 @@ import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { errorResponse } from "./errors.ts";
 import { createGuard, type GuardOptions } from "./guards.ts";
+import { rawPath } from "./raw-path.ts";
 import type { AppEnv } from "./types.ts";
 
 const incomingId = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -97,12 +98,6 @@ export function withApiHeaders(body: string, contentType: string, info: RequestI
   return response;
 }
 
-function pathOf(url: string): string {
-  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-  const queryStart = url.indexOf("?", pathStart);
-  return url.slice(pathStart, queryStart < 0 ? undefined : queryStart);
-}
-
 /**
  * The request context: every request gets an id (echoed in `X-Request-Id`), passes the
  * Host/Origin guards, leaves with the API's security headers and logs one line. It runs around
@@ -130,7 +125,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       // Never let a route or plugin open the API to other origins.
       headers.delete("Access-Control-Allow-Origin");
     }
-    const path = route === undefined ? pathOf(request.url) : route.path;
+    const path = route === undefined ? rawPath(request.url) : route.path;
     logger.request(info.requestId, method, path, response.status, performance.now() - started);
     return response;
   };

@@ -1,22 +1,11 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound } from "../errors.ts";
+import { rawPath } from "../http/raw-path.ts";
 import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
 import { reasonOf, StepTimeout, withTimeout } from "./timeout.ts";
 import type { LoadedPlugin } from "./types.ts";
-
-/**
- * The request path exactly as it arrived (percent-encodings kept). Slug matching works on this
- * one value, so `%2F`, `%61` or other spellings of a segment never reach a namespace they only
- * decode to.
- */
-export function rawPath(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start < 0) return "/";
-  const end = url.slice(start).search(/[?#]/);
-  return end < 0 ? url.slice(start) : url.slice(start, start + end);
-}
 
 /** The slug of `/api/plugins/<slug>/…`, when the segment is spelled exactly as a slug. */
 export function namespaceSlug(path: string): string | undefined {

@@ -1,9 +1,10 @@
 import { type Context, Hono } from "hono";
 import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { rawPath } from "../http/raw-path.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson } from "../http/validate.ts";
-import { namespaceSlug, rawPath } from "../plugins/dispatch.ts";
+import { namespaceSlug } from "../plugins/dispatch.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import { servePluginAsset } from "../plugins/ui-static.ts";
 import { installBody, pluginDocs, uninstallBody } from "./plugins-docs.ts";
