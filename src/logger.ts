@@ -9,6 +9,8 @@ export interface Logger {
   child(fields: LogFields): Logger;
   /** The one line each request leaves (level info, message "request"); built for the hot path. */
   request(requestId: string, method: string, path: string, status: number, ms: number): void;
+  /** Writes the lines a batching logger holds (at exit); shared with its children. */
+  flush(): void;
 }
 
 const rank: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
@@ -17,7 +19,13 @@ export interface LoggerOptions {
   level: LogLevel;
   /** `json`: one JSON object per line (production); `pretty`: readable lines (development). */
   format: "json" | "pretty";
-  write?: (line: string) => void;
+  /** Receives one or more whole lines; stdout by default. */
+  write?: (text: string) => void;
+  /**
+   * Gather lines for up to this many milliseconds and hand them to `write` together: under load,
+   * a write per request costs more than the request. 0 (the default): each line is written at once.
+   */
+  batchMs?: number;
 }
 
 function plain(value: unknown): unknown {
@@ -31,10 +39,9 @@ function prettyValue(value: unknown): string {
 }
 
 // Formatting a date costs more than the rest of a log line; lines in the same millisecond share one.
-let isoAt = 0;
+let isoAt = -1;
 let iso = "";
-function now(): string {
-  const ms = Date.now();
+function isoTime(ms: number): string {
   if (ms !== isoAt) {
     isoAt = ms;
     iso = new Date(ms).toISOString();
@@ -77,7 +84,7 @@ function jsonLine(
   fields?: LogFields,
 ): string {
   // Built by hand: one JSON line per request is on the hot path.
-  const head = `{"time":"${now()}","level":"${level}","msg":${JSON.stringify(message)}`;
+  const head = `{"time":"${isoTime(Date.now())}","level":"${level}","msg":${JSON.stringify(message)}`;
   return `${appendFields(appendFields(head, bound), fields)}}\n`;
 }
 
@@ -95,23 +102,125 @@ function prettyLine(
   return `${time} ${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`;
 }
 
+/** Batches hold at most this many lines; a full batch is written at once. */
+const batchCapacity = 4096;
+
+/**
+ * Where a logger and its children send their lines. Unbatched, each line is written at once.
+ * Batched, lines wait (in order) for up to `batchMs` and leave in one write. A request line waits
+ * as its fields, not as a string: the request path stores five values, and the lines are formatted
+ * together when the batch is written.
+ */
+class Output {
+  readonly #write: (text: string) => void;
+  readonly #batchMs: number;
+  #count = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  // Entry i is a finished line (lines[i] !== undefined) or the fields of a request line.
+  readonly #lines: (string | undefined)[] = [];
+  readonly #ids: string[] = [];
+  readonly #methods: string[] = [];
+  readonly #paths: string[] = [];
+  readonly #statuses = new Int32Array(batchCapacity);
+  readonly #durations = new Float64Array(batchCapacity);
+  readonly #times = new Float64Array(batchCapacity);
+
+  constructor(write: (text: string) => void, batchMs: number) {
+    this.#write = write;
+    this.#batchMs = batchMs;
+  }
+
+  get batched(): boolean {
+    return this.#batchMs > 0;
+  }
+
+  line(text: string): void {
+    if (this.#batchMs <= 0) {
+      this.#write(text);
+      return;
+    }
+    this.#lines[this.#reserve()] = text;
+  }
+
+  /** Only when batched: a JSON request line, formatted when the batch is written. */
+  request(requestId: string, method: string, path: string, status: number, ms: number): void {
+    const i = this.#reserve();
+    this.#lines[i] = undefined;
+    this.#ids[i] = requestId;
+    this.#methods[i] = method;
+    this.#paths[i] = path;
+    this.#statuses[i] = status;
+    this.#durations[i] = ms;
+    this.#times[i] = Date.now();
+  }
+
+  #reserve(): number {
+    if (this.#count === batchCapacity) this.flush();
+    if (this.#timer === undefined) this.#timer = setTimeout(() => this.flush(), this.#batchMs);
+    return this.#count++;
+  }
+
+  flush(): void {
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    if (this.#count === 0) return;
+    let text = "";
+    for (let i = 0; i < this.#count; i++) {
+      const line = this.#lines[i];
+      text +=
+        line ??
+        requestLine(
+          isoTime(this.#times[i] ?? 0),
+          this.#ids[i] ?? "",
+          this.#methods[i] ?? "",
+          this.#paths[i] ?? "",
+          this.#statuses[i] ?? 0,
+          this.#durations[i] ?? 0,
+        );
+    }
+    this.#count = 0;
+    // Let the strings go now rather than when their slots are reused.
+    this.#lines.length = 0;
+    this.#ids.length = 0;
+    this.#methods.length = 0;
+    this.#paths.length = 0;
+    this.#write(text);
+  }
+}
+
+/** The line `info("request", {requestId, method, path, status, ms})` writes, built directly. */
+function requestLine(
+  time: string,
+  requestId: string,
+  method: string,
+  path: string,
+  status: number,
+  ms: number,
+) {
+  return `{"time":"${time}","level":"info","msg":"request","requestId":${jsonValue(requestId)},"method":${jsonValue(method)},"path":${jsonValue(path)},"status":${status},"ms":${roundMs(ms)}}\n`;
+}
+
+const roundMs = (ms: number) => Math.round(ms * 100) / 100;
+
 class LineLogger implements Logger {
   readonly #threshold: number;
   readonly #options: LoggerOptions;
   readonly #bound: LogFields | undefined;
-  readonly #write: (line: string) => void;
+  readonly #out: Output;
 
-  constructor(options: LoggerOptions, bound: LogFields | undefined, write: (line: string) => void) {
+  constructor(options: LoggerOptions, bound: LogFields | undefined, out: Output) {
     this.#options = options;
     this.#threshold = rank[options.level];
     this.#bound = bound;
-    this.#write = write;
+    this.#out = out;
   }
 
   #emit(level: LogLevel, message: string, fields?: LogFields): void {
     if (rank[level] < this.#threshold) return;
     const format = this.#options.format === "json" ? jsonLine : prettyLine;
-    this.#write(format(level, message, this.#bound, fields));
+    this.#out.line(format(level, message, this.#bound, fields));
   }
 
   debug(message: string, fields?: LogFields) {
@@ -127,53 +236,26 @@ class LineLogger implements Logger {
     this.#emit("error", message, fields);
   }
   child(fields: LogFields): Logger {
-    return new LineLogger(this.#options, this.#bound ? { ...this.#bound, ...fields } : fields, this.#write);
+    return new LineLogger(this.#options, this.#bound ? { ...this.#bound, ...fields } : fields, this.#out);
   }
   request(requestId: string, method: string, path: string, status: number, ms: number) {
     if (rank.info < this.#threshold) return;
-    const rounded = Math.round(ms * 100) / 100;
     if (this.#options.format !== "json" || this.#bound !== undefined) {
-      this.info("request", { requestId, method, path, status, ms: rounded });
-      return;
+      this.info("request", { requestId, method, path, status, ms: roundMs(ms) });
+    } else if (this.#out.batched) {
+      this.#out.request(requestId, method, path, status, ms);
+    } else {
+      this.#out.line(requestLine(isoTime(Date.now()), requestId, method, path, status, ms));
     }
-    // The same line jsonLine would write for these fields, without building a fields object.
-    this.#write(
-      `{"time":"${now()}","level":"info","msg":"request","requestId":${jsonValue(requestId)},"method":${jsonValue(method)},"path":${jsonValue(path)},"status":${status},"ms":${rounded}}\n`,
-    );
+  }
+  flush() {
+    this.#out.flush();
   }
 }
 
-/**
- * Writes to stdout in batches: lines logged within 20 ms leave in one write (a write per request
- * costs more than the request). Flushed on exit, so nothing is lost.
- */
-export function createStdoutWriter(): { write(line: string): void; flush(): void } {
-  let buffer = "";
-  let scheduled = false;
-  const flush = () => {
-    scheduled = false;
-    if (buffer === "") return;
-    const out = buffer;
-    buffer = "";
-    process.stdout.write(out);
-  };
-  process.on("exit", flush);
-  return {
-    write(line) {
-      buffer += line;
-      if (buffer.length > 65_536) flush();
-      else if (!scheduled) {
-        // Under load, many requests end per loop turn; a short delay gathers them into one write.
-        scheduled = true;
-        setTimeout(flush, 20);
-      }
-    },
-    flush,
-  };
-}
-
 export function createLogger(options: LoggerOptions): Logger {
-  return new LineLogger(options, undefined, options.write ?? ((line: string) => process.stdout.write(line)));
+  const write = options.write ?? ((text: string) => process.stdout.write(text));
+  return new LineLogger(options, undefined, new Output(write, options.batchMs ?? 0));
 }
 
 /** A logger that drops everything: for tests and CLI commands that print their own output. */

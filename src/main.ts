@@ -11,8 +11,9 @@ import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteVersion } from "./db/database.ts";
 import { createApiDocs } from "./http/api-docs.ts";
+import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
-import { createLogger, createStdoutWriter, type Logger } from "./logger.ts";
+import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { version } from "./version.ts";
 
@@ -38,12 +39,14 @@ const isLoopback = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].
 async function serve(env: Env): Promise<number> {
   const config = configOrExit(env);
   if (typeof config === "number") return config;
-  const stdout = createStdoutWriter();
+  // Lines leave in batches of up to 20 ms: under load, a write per request costs more than the
+  // request. Whatever is held is written on exit, so nothing is lost.
   const logger = createLogger({
     level: config.logLevel,
     format: config.env === "production" ? "json" : "pretty",
-    write: stdout.write,
+    batchMs: 20,
   });
+  process.on("exit", () => logger.flush());
   let runtime: Runtime;
   try {
     runtime = await openRuntime(config, logger);
@@ -76,6 +79,10 @@ async function serve(env: Env): Promise<number> {
     // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.
     maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
     idleTimeout: 120,
+    // Bun's development mode (its default unless NODE_ENV=production) answers an escaped error
+    // with an HTML page and a stack trace; svc answers every error with its JSON envelope.
+    development: config.env === "development",
+    error: lastResortError(logger),
   });
   logger.info("svc listening", {
     url: `http://${server.hostname}:${server.port}`,

@@ -27,6 +27,26 @@ describe("GET /api/health from Bun.serve's route table", () => {
     expect(line).toMatchObject({ requestId: "probe-1", method: "GET", path: "/api/health", status: 200 });
   });
 
+  test("answers built one after another each keep their own request id", async () => {
+    // The id goes into a shared header template just before each Response copies it.
+    const test = createTestApp();
+    const handler = test.app.bunRoutes["/api/health"].GET;
+    const ask = (id: string) =>
+      handler(
+        new Request("http://localhost:4649/api/health", {
+          headers: { host: "localhost", "x-request-id": id },
+        }),
+        undefined as never,
+      );
+    const answers = await Promise.all(["first", "second", "third"].map(ask));
+    expect(answers.map((res) => res.headers.get("x-request-id"))).toEqual(["first", "second", "third"]);
+    const generated = await Promise.all([0, 1].map(() => ask("")));
+    const [a, b] = generated.map((res) => res.headers.get("x-request-id"));
+    expect(a).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b).toMatch(/^[0-9a-f-]{36}$/);
+    expect(a).not.toBe(b);
+  });
+
   test("still runs the Host guard and logs the refusal", async () => {
     const { response, logs } = viaRouteTable({ host: "rebound.evil.com" });
     const res = await response;

@@ -99,3 +99,79 @@ describe("logger.request, the per-request line", () => {
     );
   });
 });
+
+describe("a batching logger (svc's stdout)", () => {
+  function batching(batchMs = 20) {
+    const writes: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      format: "json",
+      write: (text) => writes.push(text),
+      batchMs,
+    });
+    const lines = () => writes.join("").split("\n").filter(Boolean);
+    return { logger, writes, lines };
+  }
+
+  test("holds lines, then writes them in order in one piece", () => {
+    const { logger, writes, lines } = batching();
+    logger.info("starting");
+    logger.request("id-1", "GET", "/api/health", 200, 0.123456);
+    logger.child({ component: "x" }).warn("child line");
+    logger.request("id-2", "POST", '/api/x"y', 413, 2);
+    expect(writes).toEqual([]);
+    logger.flush();
+    expect(writes).toHaveLength(1);
+    const parsed = lines().map((line) => JSON.parse(line));
+    expect(parsed.map((line) => line.msg)).toEqual(["starting", "request", "child line", "request"]);
+    expect(parsed[1]).toMatchObject({
+      level: "info",
+      requestId: "id-1",
+      method: "GET",
+      status: 200,
+      ms: 0.12,
+    });
+    expect(parsed[3]).toMatchObject({
+      requestId: "id-2",
+      method: "POST",
+      path: '/api/x"y',
+      status: 413,
+      ms: 2,
+    });
+    expect(new Date(parsed[1].time).toISOString()).toBe(parsed[1].time);
+    logger.flush();
+    expect(writes).toHaveLength(1);
+  });
+
+  test("a request line reads the same batched or not", () => {
+    const batched = batching();
+    batched.logger.request("id-1", "GET", "/api/health", 200, 0.123456);
+    batched.logger.flush();
+    const direct = capture("json");
+    direct.logger.request("id-1", "GET", "/api/health", 200, 0.123456);
+    const strip = (line: string | undefined) => ({ ...JSON.parse(line ?? "{}"), time: 0 });
+    expect(strip(batched.lines()[0])).toEqual(strip(direct.lines[0]));
+    expect(batched.writes[0]?.endsWith("}\n")).toBe(true);
+  });
+
+  test("writes by itself after batchMs", async () => {
+    const { logger, writes, lines } = batching(5);
+    logger.request("id-1", "GET", "/api/health", 200, 1);
+    await Bun.sleep(30);
+    expect(writes).toHaveLength(1);
+    logger.info("later");
+    await Bun.sleep(30);
+    expect(lines().map((line) => JSON.parse(line).msg)).toEqual(["request", "later"]);
+  });
+
+  test("a full batch is written at once, and nothing is lost", () => {
+    const { logger, writes, lines } = batching(60_000);
+    for (let i = 0; i < 5000; i++) logger.request(`id-${i}`, "GET", "/api/health", 200, 1);
+    expect(writes).toHaveLength(1);
+    logger.flush();
+    const ids = lines().map((line) => JSON.parse(line).requestId);
+    expect(ids).toHaveLength(5000);
+    expect(ids[0]).toBe("id-0");
+    expect(ids[4999]).toBe("id-4999");
+  });
+});

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { requestInfoOf } from "./request-context.ts";
+import { RequestInfo, requestInfoOf } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
 
 export interface ErrorBody {
@@ -33,6 +33,19 @@ export function errorResponse(error: unknown, request?: { requestId: string; log
     errorBody("internal", `Internal server error; quote request id ${requestId} when reporting it.`),
     500,
   );
+}
+
+/**
+ * Bun.serve's `error` handler, for an error that escapes the request context (none is known to):
+ * the same envelope, logged under a fresh id, instead of Bun's HTML error page.
+ */
+export function lastResortError(logger: Logger): (error: Error) => Response {
+  return (error) => {
+    const info = new RequestInfo(crypto.randomUUID(), logger, undefined);
+    const response = errorResponse(error, info);
+    response.headers.set("X-Request-Id", info.requestId);
+    return response;
+  };
 }
 
 /** Hono's onError: the same renderer, with the request's id and logger. */

@@ -93,9 +93,10 @@ export function withApiHeaders(body: string, contentType: string, info: RequestI
     for (const { name, value } of securityHeaders) template.set(name, value);
     headerTemplates.set(contentType, template);
   }
-  const response = new Response(body, { status, headers: template });
-  response.headers.set("X-Request-Id", info.requestId);
-  return response;
+  // The template takes this request's id just before the Response copies it (nothing runs in
+  // between): cheaper than editing the new Response's own headers, which builds them a JS wrapper.
+  template.set("X-Request-Id", info.requestId);
+  return new Response(body, { status, headers: template });
 }
 
 /**

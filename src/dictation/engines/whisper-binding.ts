@@ -35,16 +35,19 @@ let loadError: unknown;
 export function loadWhisperAddon(): WhisperAddon {
   if (addon) return addon;
   if (loadError === undefined) {
-    const nodeEnv = process.env.NODE_ENV;
-    process.env.NODE_ENV = "production";
+    // Through a variable: `bun build` replaces a literal `process.env.NODE_ENV` read with a
+    // constant ("development"), which would leave NODE_ENV set to that after the load.
+    const env = process.env;
+    const nodeEnv = env.NODE_ENV;
+    env.NODE_ENV = "production";
     try {
       addon = require("smart-whisper/build/Release/smart-whisper.node") as WhisperAddon;
       return addon;
     } catch (error) {
       loadError = error;
     } finally {
-      if (nodeEnv === undefined) delete process.env.NODE_ENV;
-      else process.env.NODE_ENV = nodeEnv;
+      if (nodeEnv === undefined) delete env.NODE_ENV;
+      else env.NODE_ENV = nodeEnv;
     }
   }
   const reason = loadError instanceof Error ? loadError.message : String(loadError);

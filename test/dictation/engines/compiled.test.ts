@@ -33,10 +33,17 @@ describe("engines in a bun build --compile executable", () => {
       stdout: "pipe",
     });
     expect(run.stderr.toString()).toBe("");
-    const report = JSON.parse(run.stdout.toString()) as { whisper: string; addons: string[]; sphinx: string };
+    const report = JSON.parse(run.stdout.toString()) as {
+      whisper: string;
+      addons: string[];
+      sphinx: string;
+      nodeEnv: string | null;
+    };
     expect(report.whisper).toBe("string");
     expect(report.addons.length).toBeGreaterThan(0);
     for (const addon of report.addons) expect(addon).not.toContain("node_modules");
     expect(report.sphinx).toBe("go forward ten meters");
+    // Started without NODE_ENV, and loading whisper left none behind.
+    expect(report.nodeEnv).toBeNull();
   }, 120_000);
 });

@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { lastResortError } from "../../src/http/errors.ts";
+import { createLogger } from "../../src/logger.ts";
+
+describe("lastResortError, Bun.serve's error handler", () => {
+  test("an error that escapes a handler leaves as the JSON envelope, logged under the id it names", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: "info", format: "json", write: (line) => lines.push(line) });
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      development: false,
+      fetch: () => {
+        throw new Error("secret detail at /srv/svc/file.ts:12");
+      },
+      error: lastResortError(logger),
+    });
+    try {
+      const res = await fetch(`http://127.0.0.1:${server.port}/api/anything`);
+      expect(res.status).toBe(500);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      const id = res.headers.get("x-request-id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const text = await res.text();
+      expect(text).not.toContain("secret detail");
+      const body = JSON.parse(text) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("internal");
+      expect(body.error.message).toContain(id ?? "no id");
+      const logged = lines.map((line) => JSON.parse(line)).find((line) => line.msg === "unhandled error");
+      expect(logged).toMatchObject({ level: "error", requestId: id });
+      expect(logged.error.message).toContain("secret detail");
+    } finally {
+      server.stop(true);
+    }
+  });
+});
