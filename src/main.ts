@@ -80,8 +80,9 @@ async function serve(env: Env): Promise<number> {
     maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
     idleTimeout: 120,
     // Bun's development mode (its default unless NODE_ENV=production) answers an escaped error
-    // with an HTML page and a stack trace; svc answers every error with its JSON envelope.
-    development: config.env === "development",
+    // with an HTML page and a stack trace; svc answers every error with its JSON envelope, and
+    // serves no HTML bundles that development mode would rebuild.
+    development: false,
     error: lastResortError(logger),
   });
   logger.info("svc listening", {
