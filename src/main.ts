@@ -99,6 +99,8 @@ async function serve(env: Env): Promise<number> {
         "Keep it on a private network and put a reverse proxy with authentication and TLS in front of it.",
     );
   }
+  // Start-up lines are not held back: whoever started svc is waiting for them.
+  logger.flush();
   return await waitForShutdown(async () => {
     socket.closeAll();
     // Stop accepting, let in-flight requests finish (bounded), then release everything else.
