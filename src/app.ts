@@ -4,7 +4,7 @@ import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
-import type { ApiDocs } from "./http/api-docs.ts";
+import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import { renderError, renderNotFound } from "./http/errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
@@ -24,6 +24,7 @@ import { createPostProcessRoutes } from "./routes/post-process.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
 import { createTranscribeRoutes } from "./routes/transcribe.ts";
 import { createVocabularyRoutes } from "./routes/vocabulary.ts";
+import type { Runtime } from "./runtime.ts";
 import type { Services } from "./services.ts";
 
 export interface AppDeps extends Services {
@@ -42,6 +43,21 @@ export interface AppDeps extends Services {
   models: ModelService;
   /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
   dictation: Dictation;
+}
+
+/** What the HTTP application needs besides the runtime's parts. */
+export interface HttpDeps {
+  logger: Logger;
+  version: string;
+  trustedOrigins: ReadonlySet<string>;
+  allowedHosts: readonly string[];
+  maxBodyBytes: number;
+}
+
+/** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */
+export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
+  const { services, plugins, models, dictation, db, events } = runtime;
+  return { ...services, plugins, models, dictation, db, events, ...http, docs: createApiDocs() };
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */

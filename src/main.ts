@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { parseArgs } from "node:util";
 import * as v from "valibot";
-import { createApp } from "./app.ts";
+import { appDeps, createApp } from "./app.ts";
 import { backupFile } from "./cli/backup.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
@@ -10,7 +10,6 @@ import { runPluginsCommand } from "./cli/plugins.ts";
 import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteVersion } from "./db/database.ts";
-import { createApiDocs } from "./http/api-docs.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { createLogger, type Logger } from "./logger.ts";
@@ -53,22 +52,17 @@ async function serve(env: Env): Promise<number> {
   } catch (error) {
     return fail(error instanceof Error ? error.message : String(error));
   }
-  const { db, events, services, plugins, models, dictation } = runtime;
+  const { db, events, services, dictation } = runtime;
   services.history.startRetention();
-  const app = createApp({
-    ...services,
-    plugins,
-    models,
-    dictation,
-    db,
-    events,
-    logger,
-    version,
-    trustedOrigins: config.trustedOrigins,
-    allowedHosts: config.allowedHosts,
-    maxBodyBytes: config.maxBodyBytes,
-    docs: createApiDocs(),
-  });
+  const app = createApp(
+    appDeps(runtime, {
+      logger,
+      version,
+      trustedOrigins: config.trustedOrigins,
+      allowedHosts: config.allowedHosts,
+      maxBodyBytes: config.maxBodyBytes,
+    }),
+  );
   const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
   const server = Bun.serve({
     hostname: config.host,

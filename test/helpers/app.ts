@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app.ts";
+import { appDeps, createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
@@ -9,7 +9,6 @@ import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/models/presets.ts";
 import type { ModelService } from "../../src/dictation/models/service.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
-import { createApiDocs } from "../../src/http/api-docs.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
 import { assembleRuntime } from "../../src/runtime.ts";
@@ -76,20 +75,15 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     pluginHost: options.pluginHost,
   });
   const { services, plugins, models, dictation } = runtime;
-  const app = createApp({
-    ...services,
-    plugins,
-    models,
-    dictation,
-    db,
-    events: bus,
-    logger,
-    version: "0.0.0-test",
-    trustedOrigins: new Set(options.trustedOrigins ?? []),
-    allowedHosts: options.allowedHosts ?? [],
-    maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
-    docs: createApiDocs(),
-  });
+  const app = createApp(
+    appDeps(runtime, {
+      logger,
+      version: "0.0.0-test",
+      trustedOrigins: new Set(options.trustedOrigins ?? []),
+      allowedHosts: options.allowedHosts ?? [],
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+    }),
+  );
   const request = (path: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (!headers.has("host")) headers.set("host", "localhost");
