@@ -76,48 +76,39 @@ interface Contender {
   path: string;
 }
 
+/** Loads every url once, one after another. */
+async function oneAfterAnother(urls: string[]): Promise<number[]> {
+  const results: number[] = [];
+  for (const url of urls) results.push(await load(url));
+  return results;
+}
+
 /**
- * Throughput of every contender, measured in interleaved rounds (A, B, C, A, B, C, …) so that a
- * slow moment of a shared machine hits all of them alike; each round's ratios are taken within
- * that round, and the medians are reported.
+ * Loads every url at the same moment. With the servers sharing core 0, each one's req/s is set by
+ * its cost per request, and a slow moment of the machine hits all of them at once: ratios within
+ * such a round vary by a few per cent, where rounds taken one after another vary by 10-20 % on a
+ * shared machine.
  */
-async function throughput(contenders: Contender[], rounds: number): Promise<number[][]> {
+const atOnce = (urls: string[]): Promise<number[]> => Promise.all(urls.map(load));
+
+/**
+ * Starts the contenders (servers on core 0), runs a discarded warm-up round, then `rounds` rounds;
+ * returns each contender's req/s per round. Rounds one after another are interleaved (A, B, C, A,
+ * B, C, …) so that a slow moment hits all of them alike; each round's ratios are taken within it.
+ */
+async function throughput(
+  contenders: Contender[],
+  rounds: number,
+  round: (urls: string[]) => Promise<number[]>,
+): Promise<number[][]> {
   const servers: Started[] = [];
   try {
     for (const contender of contenders) servers.push(await startServer(pin(0, contender.cmd), contender.env));
     const urls = servers.map((server, i) => `${server.url}${contenders[i]?.path}`);
-    for (const url of urls) await load(url); // warm-up round, discarded
+    await round(urls); // warm-up, discarded
     const results: number[][] = contenders.map(() => []);
-    for (let round = 0; round < rounds; round++) {
-      for (const [i, url] of urls.entries()) results[i]?.push(await load(url));
-    }
-    return results;
-  } finally {
-    for (const server of servers) {
-      server.proc.kill();
-      await server.proc.exited;
-    }
-  }
-}
-
-/**
- * Two servers loaded at the same time, both on core 0, each by its own wrk on core 1: the kernel
- * shares the core between them, so each one's req/s is set by its cost per request, and a slow
- * moment of the machine hits both at once. Ratios within a round vary by a few per cent, where
- * rounds taken one after another vary by 10-20 % on a shared machine.
- */
-async function paired(first: Contender, second: Contender, rounds: number): Promise<[number[], number[]]> {
-  const servers: Started[] = [];
-  try {
-    for (const contender of [first, second])
-      servers.push(await startServer(pin(0, contender.cmd), contender.env));
-    const urls = servers.map((server, i) => `${server.url}${[first, second][i]?.path}`);
-    await Promise.all(urls.map(load)); // warm-up, discarded
-    const results: [number[], number[]] = [[], []];
-    for (let round = 0; round < rounds; round++) {
-      const [a = Number.NaN, b = Number.NaN] = await Promise.all(urls.map(load));
-      results[0].push(a);
-      results[1].push(b);
+    for (let r = 0; r < rounds; r++) {
+      for (const [i, result] of (await round(urls)).entries()) results[i]?.push(result);
     }
     return results;
   } finally {
@@ -179,7 +170,8 @@ export async function run(): Promise<void> {
   ];
   const pooled: number[][] = contenders.map(() => []);
   for (let trial = 0; trial < trials; trial++) {
-    for (const [i, results] of (await throughput(contenders, rounds)).entries()) pooled[i]?.push(...results);
+    for (const [i, results] of (await throughput(contenders, rounds, oneAfterAnother)).entries())
+      pooled[i]?.push(...results);
   }
   pinSelf(undefined);
   const [bare = [], svc = [], honoNode = [], svcHono = []] = pooled;
@@ -205,11 +197,11 @@ export async function run(): Promise<void> {
     ],
   ]);
   if (pinned) {
-    // The same comparisons with both servers sharing one core at once (see `paired`).
+    // The same comparisons with both servers loaded at the same moment (see `atOnce`).
     const pairedRounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 8);
     pinSelf(1);
-    const [bareP, svcVsBare] = await paired(bareServer, svcServer, pairedRounds);
-    const [nodeP, svcVsNode] = await paired(nodeServer, svcServer, pairedRounds);
+    const [bareP = [], svcVsBare = []] = await throughput([bareServer, svcServer], pairedRounds, atOnce);
+    const [nodeP = [], svcVsNode = []] = await throughput([nodeServer, svcServer], pairedRounds, atOnce);
     pinSelf(undefined);
     const spread = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
