@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { describe, expect, setSystemTime, test } from "bun:test";
 import { createLogger } from "../src/logger.ts";
 
 function capture(format: "json" | "pretty", level: "debug" | "info" | "warn" | "error" = "info") {
@@ -82,6 +82,28 @@ describe("logger.request, the per-request line", () => {
     expect(fast.lines[0]?.endsWith("}\n")).toBe(true);
   });
 
+  test.each([0, 0.004, 0.005, 0.05, 0.1, 0.123456, 1, 1.5, 1.05, 1.999, 9.995, 12.345, 100, 2500.07])(
+    "prints ms %p as the number rounded to 0.01",
+    (ms) => {
+      const { logger, lines } = capture("json");
+      logger.request("id-3", "GET", "/api/health", 200, ms);
+      const printed = /"ms":([^}]+)\}/.exec(lines[0] ?? "")?.[1];
+      expect(printed).toBe(String(Math.round(ms * 100) / 100));
+    },
+  );
+
+  test("lines to other routes carry their own method, path and status", () => {
+    const { logger, lines } = capture("json");
+    logger.request("a", "GET", "/api/health", 200, 1);
+    logger.request("b", "POST", "/api/transcribe", 201, 2);
+    logger.request("c", "GET", "/api/health", 404, 3);
+    expect(lines.map((line) => JSON.parse(line))).toMatchObject([
+      { requestId: "a", method: "GET", path: "/api/health", status: 200, ms: 1 },
+      { requestId: "b", method: "POST", path: "/api/transcribe", status: 201, ms: 2 },
+      { requestId: "c", method: "GET", path: "/api/health", status: 404, ms: 3 },
+    ]);
+  });
+
   test("escapes a path with quotes or control characters", () => {
     const { logger, lines } = capture("json");
     logger.request("id-2", "GET", '/api/x"y\\z\u0001', 404, 1);
@@ -141,6 +163,21 @@ describe("a batching logger (svc's stdout)", () => {
     expect(new Date(parsed[1].time).toISOString()).toBe(parsed[1].time);
     logger.flush();
     expect(writes).toHaveLength(1);
+  });
+
+  test("each request line in a batch keeps the time it was logged at", () => {
+    const { logger, lines } = batching();
+    const times = ["2026-11-22T08:00:00.001Z", "2026-11-22T08:00:00.001Z", "2026-11-22T08:00:07.250Z"];
+    try {
+      for (const [i, time] of times.entries()) {
+        setSystemTime(new Date(time));
+        logger.request(`id-${i}`, "GET", "/api/health", 200, 1);
+      }
+    } finally {
+      setSystemTime();
+    }
+    logger.flush();
+    expect(lines().map((line) => JSON.parse(line).time)).toEqual(times);
   });
 
   test("a request line reads the same batched or not", () => {

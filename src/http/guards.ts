@@ -1,5 +1,5 @@
 import { AppError } from "../errors.ts";
-import { checkHost, type HostVerdict } from "./host.ts";
+import { checkHost, type HostVerdict, hostOf } from "./host.ts";
 import { isTrustedOrigin } from "./origin.ts";
 
 export interface GuardOptions {
@@ -10,41 +10,45 @@ export interface GuardOptions {
 // Clients send the same few Host values again and again; their verdicts are remembered.
 const maxRemembered = 256;
 
-/** Raises the guards' verdict on one request, or returns when it may proceed. */
-export type Guard = (request: Request, method: string) => void;
+/**
+ * Raises the guards' verdict on one request, or returns when it may proceed. `staticRoute`: the
+ * request reached a route of Bun.serve's table, which never upgrades to a WebSocket.
+ */
+export type Guard = (request: Request, method: string, staticRoute: boolean) => void;
 
 export function createGuard(options: GuardOptions): Guard {
   const verdicts = new Map<string, HostVerdict>();
-  const hostVerdict = (header: string | null): HostVerdict => {
-    if (header === null) return "missing";
-    let verdict = verdicts.get(header);
+  const hostVerdict = (host: string | null): HostVerdict => {
+    if (host === null) return "missing";
+    let verdict = verdicts.get(host);
     if (verdict === undefined) {
-      verdict = checkHost(header, options.allowedHosts);
-      if (verdicts.size < maxRemembered) verdicts.set(header, verdict);
+      verdict = checkHost(host, options.allowedHosts);
+      if (verdicts.size < maxRemembered) verdicts.set(host, verdict);
     }
     return verdict;
   };
-  return (request, method) => {
-    const headers = request.headers;
-    const host = hostVerdict(headers.get("host"));
-    if (host !== "ok") {
-      if (host === "untrusted") {
+  return (request, method, staticRoute) => {
+    const host = hostOf(request.url);
+    const verdict = hostVerdict(host);
+    if (verdict !== "ok") {
+      if (verdict === "untrusted") {
         throw new AppError(
           403,
           "untrusted_host",
-          `Host "${headers.get("host")}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
+          `Host "${host}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
         );
       }
       throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
     }
     if (method === "GET" || method === "HEAD") {
       // A WebSocket upgrade is a GET and goes through the origin check.
-      const upgrade = headers.get("upgrade");
+      if (staticRoute) return;
+      const upgrade = request.headers.get("upgrade");
       if (upgrade === null || upgrade.toLowerCase() !== "websocket") return;
     } else if (method === "OPTIONS") {
       return;
     }
-    assertTrustedOrigin(headers, options);
+    assertTrustedOrigin(request.headers, options);
   };
 }
 

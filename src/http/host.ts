@@ -45,3 +45,15 @@ export function checkHost(header: string | null | undefined, allowed: readonly s
   if (host === "localhost") return "ok";
   return matchesAllowed(host, allowed) ? "ok" : "untrusted";
 }
+
+/**
+ * The Host a request was sent to, as its URL says: Bun.serve builds `request.url` from the Host
+ * header, and leaves the URL relative ("/path") when Host is missing or malformed. Reading the
+ * URL instead of the header spares Bun copying every request header into a Headers object.
+ */
+export function hostOf(url: string): string | null {
+  const scheme = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
+  if (scheme < 0) return null;
+  const end = url.indexOf("/", scheme);
+  return url.slice(scheme, end < 0 ? undefined : end);
+}

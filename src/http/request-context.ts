@@ -133,7 +133,9 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
   return (request, env, respond, route) => {
     const started = performance.now();
     const method = request.method;
-    const offered = request.headers.get("x-request-id");
+    // A static route reads no request header (Bun copies them all on the first read): it always
+    // issues its own id. Other routes keep the caller's, as a proxy in front may set one.
+    const offered = route === undefined ? request.headers.get("x-request-id") : null;
     const info = new RequestInfo(
       offered !== null && incomingId.test(offered) ? offered : crypto.randomUUID(),
       logger,
@@ -142,7 +144,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     let response: Response | Promise<Response>;
     let complete = route !== undefined;
     try {
-      guard(request, method);
+      guard(request, method, route !== undefined);
       response = respond(request, info);
     } catch (error) {
       response = errorResponse(error, info);

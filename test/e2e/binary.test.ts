@@ -70,15 +70,19 @@ describe("compiled binary", () => {
 
   test("GET and HEAD /api/health carry the id and security headers; guards and other methods still apply", async () => {
     for (const method of ["GET", "HEAD"]) {
-      const res = await fetch(`${server.url}/api/health`, {
-        method,
-        headers: { "x-request-id": `e2e-${method}` },
-      });
+      const res = await fetch(`${server.url}/api/health`, { method });
       expect({ method, status: res.status }).toEqual({ method, status: 200 });
-      expect(res.headers.get("x-request-id")).toBe(`e2e-${method}`);
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
       expect(res.headers.get("x-content-type-options")).toBe("nosniff");
       expect(res.headers.get("cache-control")).toBe("no-store");
     }
+    // GET /api/health reads no request header and issues its own id; other routes keep the caller's.
+    const offered = { "x-request-id": "e2e-probe" };
+    const health = await fetch(`${server.url}/api/health`, { headers: offered });
+    expect(health.headers.get("x-request-id")).not.toBe("e2e-probe");
+    const settings = await fetch(`${server.url}/api/settings`, { headers: offered });
+    expect(settings.status).toBe(200);
+    expect(settings.headers.get("x-request-id")).toBe("e2e-probe");
     const post = await fetch(`${server.url}/api/health`, { method: "POST" });
     expect(post.status).toBe(404);
     expect(((await post.json()) as { error: { code: string } }).error.code).toBe("not_found");

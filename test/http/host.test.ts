@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { checkHost, type HostVerdict } from "../../src/http/host.ts";
+import { checkHost, type HostVerdict, hostOf } from "../../src/http/host.ts";
 
 const allowed = ["svc.lan", ".example.com", "my-box"];
 
@@ -65,5 +65,21 @@ describe("checkHost", () => {
   test("names outside SVC_ALLOWED_HOSTS are refused when the list is empty", () => {
     expect(checkHost("svc.lan", [])).toBe("untrusted");
     expect(checkHost("localhost", [])).toBe("ok");
+  });
+});
+
+describe("hostOf", () => {
+  test.each([
+    ["http://localhost:4649/api/health", "localhost:4649"],
+    ["https://[::1]:8443/api/health?x=1", "[::1]:8443"],
+    ["http://svc.lan/", "svc.lan"],
+    ["http://evil.com@localhost/api", "evil.com@localhost"],
+    ["http://localhost", "localhost"],
+    // Bun.serve leaves the URL relative when the Host header is missing or malformed.
+    ["/api/health", null],
+    ["", null],
+    ["ftp://localhost/", null],
+  ])("%p → %p", (url, host) => {
+    expect(hostOf(url)).toBe(host);
   });
 });
