@@ -7,7 +7,11 @@ export interface Logger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
-  /** The one line each request leaves (level info, message "request"); built for the hot path. */
+  /**
+   * The one line each request leaves (level info, message "request"); built for the hot path.
+   * `requestId` is a token (`[A-Za-z0-9._:-]`, as the request context issues and accepts them),
+   * which needs no escaping in JSON.
+   */
   request(requestId: string, method: string, path: string, status: number, ms: number): void;
   /** Writes the lines a batching logger holds (at exit); shared with its children. */
   flush(): void;
@@ -215,7 +219,7 @@ function requestLine(
     middleKey = { method, path, status };
     middle = `,"method":${jsonValue(method)},"path":${jsonValue(path)},"status":${status},"ms":`;
   }
-  return `${opening}${jsonValue(requestId)}${middle}${msText(ms)}}\n`;
+  return `${opening}"${requestId}"${middle}${msText(ms)}}\n`;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 100) / 100;

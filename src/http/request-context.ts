@@ -79,24 +79,33 @@ const securityHeaders = [
   { name: "Cache-Control", value: "no-store", routeMayChoose: true },
 ] as const;
 
-// Per content type, built once: Bun copies a Headers object into a Response natively.
+// Per content type and status, built once: Bun copies a Headers object into a Response natively.
 const headerTemplates = new Map<string, Headers>();
+const responseInits = new Map<string, Map<number, { status: number; headers: Headers }>>();
 
 /**
  * A response that already carries the request id and the security headers, for a `StaticRoute`:
  * the context sends it as it is instead of editing its headers afterwards.
  */
 export function withApiHeaders(body: string, contentType: string, info: RequestInfo, status = 200): Response {
+  let inits = responseInits.get(contentType);
   let template = headerTemplates.get(contentType);
-  if (template === undefined) {
+  if (inits === undefined || template === undefined) {
     template = new Headers({ "Content-Type": contentType });
     for (const { name, value } of securityHeaders) template.set(name, value);
     headerTemplates.set(contentType, template);
+    inits = new Map();
+    responseInits.set(contentType, inits);
+  }
+  let init = inits.get(status);
+  if (init === undefined) {
+    init = { status, headers: template };
+    inits.set(status, init);
   }
   // The template takes this request's id just before the Response copies it (nothing runs in
   // between): cheaper than editing the new Response's own headers, which builds them a JS wrapper.
   template.set("X-Request-Id", info.requestId);
-  return new Response(body, { status, headers: template });
+  return new Response(body, init);
 }
 
 /**
