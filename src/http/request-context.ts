@@ -54,7 +54,7 @@ export type Respond = (request: Request, info: RequestInfo) => Response | Promis
 
 /**
  * A route Bun.serve answers from its own route table: its path is fixed, and its `respond` builds
- * complete responses with `withApiHeaders`, so the context neither parses the URL nor edits them.
+ * complete responses with `apiResponder`, so the context neither parses the URL nor edits them.
  */
 export interface StaticRoute {
   readonly path: string;
@@ -79,33 +79,25 @@ const securityHeaders = [
   { name: "Cache-Control", value: "no-store", routeMayChoose: true },
 ] as const;
 
-// Per content type and status, built once: Bun copies a Headers object into a Response natively.
-const headerTemplates = new Map<string, Headers>();
-const responseInits = new Map<string, Map<number, { status: number; headers: Headers }>>();
-
 /**
- * A response that already carries the request id and the security headers, for a `StaticRoute`:
- * the context sends it as it is instead of editing its headers afterwards.
+ * Builds responses that already carry the request id and the security headers, for a
+ * `StaticRoute`: the context sends them as they are instead of editing their headers afterwards.
+ * The headers and init are built once; Bun copies a Headers object into each Response natively.
  */
-export function withApiHeaders(body: string, contentType: string, info: RequestInfo, status = 200): Response {
-  let inits = responseInits.get(contentType);
-  let template = headerTemplates.get(contentType);
-  if (inits === undefined || template === undefined) {
-    template = new Headers({ "Content-Type": contentType });
-    for (const { name, value } of securityHeaders) template.set(name, value);
-    headerTemplates.set(contentType, template);
-    inits = new Map();
-    responseInits.set(contentType, inits);
-  }
-  let init = inits.get(status);
-  if (init === undefined) {
-    init = { status, headers: template };
-    inits.set(status, init);
-  }
-  // The template takes this request's id just before the Response copies it (nothing runs in
-  // between): cheaper than editing the new Response's own headers, which builds them a JS wrapper.
-  template.set("X-Request-Id", info.requestId);
-  return new Response(body, init);
+export function apiResponder(
+  contentType: string,
+  status = 200,
+): (body: string, info: RequestInfo) => Response {
+  const headers = new Headers({ "Content-Type": contentType });
+  for (const { name, value } of securityHeaders) headers.set(name, value);
+  const init = { status, headers };
+  return (body, info) => {
+    // The shared headers take this request's id just before the Response copies them (nothing
+    // runs in between): cheaper than editing the new Response's own headers, which builds them a
+    // JS wrapper.
+    headers.set("X-Request-Id", info.requestId);
+    return new Response(body, init);
+  };
 }
 
 /**

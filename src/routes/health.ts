@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import type { RouteDoc } from "../http/api-docs.ts";
-import { type Respond, type StaticRoute, withApiHeaders } from "../http/request-context.ts";
+import { apiResponder, type Respond, type StaticRoute } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const healthDocs: RouteDoc = {
@@ -24,7 +24,8 @@ export const healthDocs: RouteDoc = {
  */
 export function createHealthRoutes(deps: { version: string }) {
   const body = JSON.stringify({ status: "ok", name: "svc", version: deps.version });
-  const answer: Respond = (_request, info) => withApiHeaders(body, "application/json", info);
+  const json = apiResponder("application/json");
+  const answer: Respond = (_request, info) => json(body, info);
   const route = { path: "/api/health" } as const satisfies StaticRoute;
   return { app: new Hono<AppEnv>().get("/", (c) => answer(c.req.raw, c.env)), answer, route };
 }
