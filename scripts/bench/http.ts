@@ -119,6 +119,21 @@ async function throughput(
   }
 }
 
+/** `throughput` over `trials` sets of fresh processes; each contender's rounds pooled. */
+async function trialsOf(
+  contenders: Contender[],
+  trials: number,
+  rounds: number,
+  round: (urls: string[]) => Promise<number[]>,
+): Promise<number[][]> {
+  const pooled: number[][] = contenders.map(() => []);
+  for (let trial = 0; trial < trials; trial++) {
+    for (const [i, results] of (await throughput(contenders, rounds, round)).entries())
+      pooled[i]?.push(...results);
+  }
+  return pooled;
+}
+
 const median = (values: number[]) =>
   percentile(
     [...values].sort((a, b) => a - b),
@@ -168,13 +183,13 @@ export async function run(): Promise<void> {
     // A route that goes through Hono's router and a settings read, for comparison (no target).
     { cmd: [binary], env: svcEnv, path: "/api/settings/language" },
   ];
-  const pooled: number[][] = contenders.map(() => []);
-  for (let trial = 0; trial < trials; trial++) {
-    for (const [i, results] of (await throughput(contenders, rounds, oneAfterAnother)).entries())
-      pooled[i]?.push(...results);
-  }
+  const [bare = [], svc = [], honoNode = [], svcHono = []] = await trialsOf(
+    contenders,
+    trials,
+    rounds,
+    oneAfterAnother,
+  );
   pinSelf(undefined);
-  const [bare = [], svc = [], honoNode = [], svcHono = []] = pooled;
   console.log(
     `\n${generator}; ${trials} trials of fresh processes × ${rounds} interleaved rounds after a warm-up` +
       `${pinned ? "; servers on core 0, load and log reading on core 1" : ""}. Median req/s and median of the per-round ratios.`,
@@ -198,17 +213,30 @@ export async function run(): Promise<void> {
   ]);
   if (pinned) {
     // The same comparisons with both servers loaded at the same moment (see `atOnce`).
-    const pairedRounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 8);
+    // Fresh processes for each trial here too: one Node process can run 20 % faster or slower
+    // than the next, and a ratio taken against only one of them says as much about it as of svc.
+    const pairedTrials = Number(process.env.BENCH_PAIRED_TRIALS ?? 3);
+    const pairedRounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 4);
     pinSelf(1);
-    const [bareP = [], svcVsBare = []] = await throughput([bareServer, svcServer], pairedRounds, atOnce);
-    const [nodeP = [], svcVsNode = []] = await throughput([nodeServer, svcServer], pairedRounds, atOnce);
+    const [bareP = [], svcVsBare = []] = await trialsOf(
+      [bareServer, svcServer],
+      pairedTrials,
+      pairedRounds,
+      atOnce,
+    );
+    const [nodeP = [], svcVsNode = []] = await trialsOf(
+      [nodeServer, svcServer],
+      pairedTrials,
+      pairedRounds,
+      atOnce,
+    );
     pinSelf(undefined);
     const spread = (values: number[]) => {
       const sorted = [...values].sort((a, b) => a - b);
       return `${fmt(median(values), 2)} (${fmt(sorted[0] ?? Number.NaN, 2)}–${fmt(sorted.at(-1) ?? Number.NaN, 2)})`;
     };
     console.log(
-      `\nSide by side at the same moment: both servers on core 0, each loaded by its own ${generator} on core 1; ${pairedRounds} rounds. Median ratio (range).`,
+      `\nSide by side at the same moment: both servers on core 0, each loaded by its own ${generator} on core 1; ${pairedTrials} trials of fresh processes × ${pairedRounds} rounds. Median ratio (range).`,
     );
     table([
       ["pair", "req/s each (median)", "ratio", "target"],
