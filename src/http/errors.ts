@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { RequestInfo, requestInfoOf } from "./request-context.ts";
+import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
 
 export interface ErrorBody {
@@ -37,13 +37,13 @@ export function errorResponse(error: unknown, request?: { requestId: string; log
 
 /**
  * Bun.serve's `error` handler, for an error that escapes the request context (none is known to):
- * the same envelope, logged under a fresh id, instead of Bun's HTML error page.
+ * the same envelope and headers, logged under a fresh id, instead of Bun's HTML error page.
  */
 export function lastResortError(logger: Logger): (error: Error) => Response {
   return (error) => {
     const info = new RequestInfo(crypto.randomUUID(), logger, undefined);
     const response = errorResponse(error, info);
-    response.headers.set("X-Request-Id", info.requestId);
+    stampApiHeaders(response.headers, info.requestId);
     return response;
   };
 }

@@ -79,6 +79,16 @@ const securityHeaders = [
   { name: "Cache-Control", value: "no-store", routeMayChoose: true },
 ] as const;
 
+/** Gives a finished response the request's id and the API's security headers. */
+export function stampApiHeaders(headers: Headers, requestId: string): void {
+  headers.set("X-Request-Id", requestId);
+  for (const { name, value, routeMayChoose } of securityHeaders) {
+    if (!routeMayChoose || !headers.has(name)) headers.set(name, value);
+  }
+  // Never let a route or plugin open the API to other origins.
+  headers.delete("Access-Control-Allow-Origin");
+}
+
 /**
  * Builds responses that already carry the request id and the security headers, for a
  * `StaticRoute`: the context sends them as they are instead of editing their headers afterwards.
@@ -118,15 +128,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     complete: boolean,
     route: StaticRoute | undefined,
   ): Response => {
-    if (!complete) {
-      const headers = response.headers;
-      headers.set("X-Request-Id", info.requestId);
-      for (const { name, value, routeMayChoose } of securityHeaders) {
-        if (!routeMayChoose || !headers.has(name)) headers.set(name, value);
-      }
-      // Never let a route or plugin open the API to other origins.
-      headers.delete("Access-Control-Allow-Origin");
-    }
+    if (!complete) stampApiHeaders(response.headers, info.requestId);
     const path = route === undefined ? rawPath(request.url) : route.path;
     logger.request(info.requestId, method, path, response.status, performance.now() - started);
     return response;

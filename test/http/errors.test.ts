@@ -21,6 +21,9 @@ describe("lastResortError, Bun.serve's error handler", () => {
       expect(res.headers.get("content-type")).toContain("application/json");
       const id = res.headers.get("x-request-id");
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("cache-control")).toBe("no-store");
+      expect(res.headers.get("referrer-policy")).toBe("no-referrer");
       const text = await res.text();
       expect(text).not.toContain("secret detail");
       const body = JSON.parse(text) as { error: { code: string; message: string } };
