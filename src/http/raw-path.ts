@@ -4,7 +4,8 @@
  * other spellings of a segment never reach a namespace they only decode to.
  */
 export function rawPath(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  // Bun.serve leaves the URL relative ("/path") when the Host header is missing or malformed.
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start < 0) return "/";
   let end = url.indexOf("?", start);
   const hash = url.indexOf("#", start);

@@ -10,6 +10,9 @@ test.each([
   ["http://[::1]:4649/", "/"],
   ["http://localhost", "/"],
   ["http://localhost?q=1", "/"],
+  ["/api/settings", "/api/settings"],
+  ["/api//x?q=1", "/api//x"],
+  ["/", "/"],
 ])("%p → %p", (url, path) => {
   expect(rawPath(url)).toBe(path);
 });

@@ -8,9 +8,11 @@ import { createTestApp } from "../helpers/app.ts";
 // Bun that built its URLs differently would fail here.
 
 let server: Server<unknown>;
+let logs: Record<string, unknown>[];
 
 beforeAll(() => {
-  const { app } = createTestApp({ allowedHosts: ["svc.lan"] });
+  const { app, logs: lines } = createTestApp({ allowedHosts: ["svc.lan"] });
+  logs = lines;
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: app.bunRoutes, fetch: app.fetch });
 });
 
@@ -71,6 +73,12 @@ describe("Host guard behind a real Bun.serve", () => {
       const answer = await send([`GET ${path} HTTP/1.1`, `Host: ${host}`]);
       expect({ path, ...answer }).toEqual({ path, status, code });
     }
+  });
+
+  test("a refused request is logged under the path it asked for", async () => {
+    await send(["GET /api/settings/language?x=1 HTTP/1.1", "Host: localhost@evil.com"]);
+    const line = logs.findLast((entry) => entry.msg === "request");
+    expect(line).toMatchObject({ path: "/api/settings/language", status: 400 });
   });
 
   test("a request without a Host header is refused with 400", async () => {
