@@ -1,40 +1,33 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
 
 export interface Started {
-  proc: Subprocess<"ignore", "pipe", "ignore">;
+  proc: Subprocess;
   url: string;
   /** Milliseconds from spawn to the first 200 from /api/health. */
   readyMs: number;
 }
 
+const listening = /"url":"(http:\/\/[^"]+)"/;
+
 /**
  * Spawns a server that prints `{"msg":"svc listening","url":…}` (PORT=0) and waits until
- * /api/health answers. Output after that line is drained and dropped.
+ * /api/health answers. Its output goes to `logFile` when given; otherwise this process drains it
+ * from a pipe and drops it.
  */
-export async function startServer(cmd: string[], env: Record<string, string> = {}): Promise<Started> {
+export async function startServer(
+  cmd: string[],
+  env: Record<string, string> = {},
+  logFile?: string,
+): Promise<Started> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, {
     env: { ...process.env, HOST: "127.0.0.1", PORT: "0", SVC_LOG_LEVEL: "info", ...env },
     stdin: "ignore",
-    stdout: "pipe",
+    stdout: logFile ? Bun.file(logFile) : "pipe",
     stderr: "ignore",
   });
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let url = "";
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`${cmd.join(" ")} exited before listening`);
-    buffer += decoder.decode(value, { stream: true });
-    url = /"url":"(http:\/\/[^"]+)"/.exec(buffer)?.[1] ?? "";
-  }
-  (async () => {
-    while (!(await reader.read()).done) {
-      // Drain the request log so the server never blocks on a full pipe.
-    }
-  })();
+  const url = logFile ? await urlFromFile(proc, logFile) : await urlFromPipe(proc, cmd);
   for (;;) {
     const ok = await fetch(`${url}/api/health`).then(
       (res) => res.ok,
@@ -44,6 +37,35 @@ export async function startServer(cmd: string[], env: Record<string, string> = {
     await Bun.sleep(2);
   }
   return { proc, url, readyMs: performance.now() - started };
+}
+
+async function urlFromPipe(proc: Subprocess, cmd: string[]): Promise<string> {
+  if (!(proc.stdout instanceof ReadableStream)) throw new Error("no pipe");
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let url = "";
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${cmd.join(" ")} exited before listening`);
+    buffer += decoder.decode(value, { stream: true });
+    url = listening.exec(buffer)?.[1] ?? "";
+  }
+  (async () => {
+    while (!(await reader.read()).done) {
+      // Drain the request log so the server never blocks on a full pipe.
+    }
+  })();
+  return url;
+}
+
+async function urlFromFile(proc: Subprocess, logFile: string): Promise<string> {
+  for (;;) {
+    const url = existsSync(logFile) ? listening.exec(readFileSync(logFile, "utf8"))?.[1] : undefined;
+    if (url) return url;
+    if (proc.exitCode !== null) throw new Error(`server exited before listening; see ${logFile}`);
+    await Bun.sleep(2);
+  }
 }
 
 export function percentile(sorted: number[], p: number): number {
