@@ -53,8 +53,9 @@ export interface RequestContextOptions extends GuardOptions {
 export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
 
 /**
- * A route Bun.serve answers from its own route table: its path is fixed, and its `respond` builds
- * complete responses with `apiResponder`, so the context neither parses the URL nor edits them.
+ * A route Bun.serve answers from its own route table: its path is fixed (the log line needs no
+ * path from the URL), and its `respond` builds complete responses with `apiResponder`, which the
+ * context sends without editing them. Such a route reads no request header.
  */
 export interface StaticRoute {
   readonly path: string;
