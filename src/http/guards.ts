@@ -7,9 +7,11 @@ export interface GuardOptions {
   allowedHosts: readonly string[];
 }
 
-// Clients send the same few Host values again and again; their verdicts are remembered.
-const maxRemembered = 256;
-const maxPrefixes = 4;
+// Clients send the same few Host values again and again: the first few that pass are remembered
+// as their URL up to the path ("http://localhost:4649/"). A URL that starts with one of them passes
+// without its host being cut out and judged again; the trailing slash keeps look-alikes such as
+// "http://localhost.evil.com/" out.
+const maxRemembered = 8;
 
 /**
  * Raises the guards' verdict on one request, or returns when it may proceed. `staticRoute`: the
@@ -18,18 +20,6 @@ const maxPrefixes = 4;
 export type Guard = (request: Request, method: string, staticRoute: boolean) => void;
 
 export function createGuard(options: GuardOptions): Guard {
-  const verdicts = new Map<string, HostVerdict>();
-  const hostVerdict = (host: string | null): HostVerdict => {
-    if (host === null) return "missing";
-    let verdict = verdicts.get(host);
-    if (verdict === undefined) {
-      verdict = checkHost(host, options.allowedHosts);
-      if (verdicts.size < maxRemembered) verdicts.set(host, verdict);
-    }
-    return verdict;
-  };
-  // The URLs of trusted hosts up to their path ("http://localhost:4649/"): most requests start
-  // with one of them, and are passed without cutting out and hashing their host.
   const trustedPrefixes: string[] = [];
   const trusted = (url: string): boolean => {
     for (const prefix of trustedPrefixes) if (url.startsWith(prefix)) return true;
@@ -39,10 +29,13 @@ export function createGuard(options: GuardOptions): Guard {
     const url = request.url;
     if (!trusted(url)) {
       const host = hostOf(url);
-      const verdict = hostVerdict(host);
+      const verdict = checkHost(host, options.allowedHosts);
       if (verdict !== "ok") refuseHost(verdict, host);
-      const path = url.indexOf("/", 8);
-      if (path > 0 && trustedPrefixes.length < maxPrefixes) trustedPrefixes.push(url.slice(0, path + 1));
+      if (trustedPrefixes.length < maxRemembered) {
+        // A host that passed is not empty, so the path's slash comes after the scheme's.
+        const path = url.indexOf("/", 8);
+        if (path > 0) trustedPrefixes.push(url.slice(0, path + 1));
+      }
     }
     if (method === "GET" || method === "HEAD") {
       // A WebSocket upgrade is a GET and goes through the origin check.
