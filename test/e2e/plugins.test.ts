@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+import { rawRequest } from "../helpers/raw-http.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/plugins");
 let dir: string;
@@ -30,22 +30,8 @@ async function waitForLoaded(names: string[]): Promise<Listing> {
 }
 
 /** A request exactly as written: fetch() would normalise the path before sending it. */
-function rawGet(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePromise, reject) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
-    });
-    let data = "";
-    socket.on("data", (chunk) => {
-      data += chunk.toString();
-    });
-    socket.on("end", () => {
-      const status = Number(data.split(" ")[1]);
-      resolvePromise({ status, body: data.slice(data.indexOf("\r\n\r\n") + 4) });
-    });
-    socket.on("error", reject);
-  });
-}
+const rawGet = (port: number, path: string) =>
+  rawRequest(port, [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${port}`]);
 
 beforeAll(async () => {
   await compiledBinary();

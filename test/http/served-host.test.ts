@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connect } from "node:net";
 import type { Server } from "bun";
 import { createTestApp } from "../helpers/app.ts";
+import { rawRequest } from "../helpers/raw-http.ts";
 
 // The Host guard reads the host from `request.url`, which Bun.serve builds from the Host header.
 // These requests carry raw Host headers to a real Bun.serve, served as main.ts serves the app, so a
@@ -19,22 +19,9 @@ beforeAll(() => {
 afterAll(() => server.stop(true));
 
 /** Sends a request as raw lines; returns its status and the error code of its body, if any. */
-function send(head: string[]): Promise<{ status: number; code: string | null }> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    const socket = connect(server.port ?? 0, "127.0.0.1", () => {
-      socket.write([...head, "Connection: close", "", ""].join("\r\n"));
-    });
-    socket.on("data", (data) => {
-      text += data.toString();
-    });
-    socket.on("end", () => {
-      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0);
-      const code = /"code":"([a-z_]+)"/.exec(text)?.[1] ?? null;
-      resolve({ status, code });
-    });
-    socket.on("error", reject);
-  });
+async function send(head: string[]): Promise<{ status: number; code: string | null }> {
+  const { status, body } = await rawRequest(server.port ?? 0, head);
+  return { status, code: /"code":"([a-z_]+)"/.exec(body)?.[1] ?? null };
 }
 
 const cases: [string, number, string | null][] = [
