@@ -12,6 +12,7 @@ import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteVersion } from "./db/database.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
+import { bindFailure, isLoopback, listenUrl } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { version } from "./version.ts";
@@ -32,8 +33,6 @@ function configOrExit(env: Env): Config | number {
     return fail(`invalid configuration:\n${error.problems.map((p) => `  - ${p}`).join("\n")}`, 2);
   }
 }
-
-const isLoopback = (host: string) => ["127.0.0.1", "localhost", "::1", "[::1]"].includes(host);
 
 async function serve(env: Env): Promise<number> {
   const config = configOrExit(env);
@@ -64,23 +63,32 @@ async function serve(env: Env): Promise<number> {
     }),
   );
   const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
-  const server = Bun.serve({
-    hostname: config.host,
-    port: config.port,
-    routes: app.bunRoutes,
-    fetch: app.fetch,
-    websocket: socket.handler,
-    // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.
-    maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
-    idleTimeout: 120,
-    // Bun's development mode (its default unless NODE_ENV=production) answers an escaped error
-    // with an HTML page and a stack trace; svc answers every error with its JSON envelope, and
-    // serves no HTML bundles that development mode would rebuild.
-    development: false,
-    error: lastResortError(logger),
-  });
+  let server: Bun.Server<unknown>;
+  try {
+    server = Bun.serve({
+      hostname: config.host,
+      port: config.port,
+      routes: app.bunRoutes,
+      fetch: app.fetch,
+      websocket: socket.handler,
+      // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.
+      maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+      idleTimeout: 120,
+      // Bun's development mode (its default unless NODE_ENV=production) answers an escaped error
+      // with an HTML page and a stack trace; svc answers every error with its JSON envelope, and
+      // serves no HTML bundles that development mode would rebuild.
+      development: false,
+      error: lastResortError(logger),
+      // With development off, Bun 1.4 sets SO_REUSEPORT, so a second svc on the same port would
+      // bind too and the kernel would split connections between the two. One port, one server.
+      reusePort: false,
+    });
+  } catch (error) {
+    await runtime.close();
+    return fail(bindFailure(config.host, config.port, error), 3);
+  }
   logger.info("svc listening", {
-    url: `http://${server.hostname}:${server.port}`,
+    url: listenUrl(server.hostname ?? config.host, server.port ?? config.port),
     version,
     db: config.dbPath,
     sqlite: sqliteVersion(db),
@@ -115,7 +123,12 @@ function waitForShutdown(stop: () => Promise<void>, logger: Logger): Promise<num
   return new Promise((resolve) => {
     let stopping = false;
     const onSignal = (signal: string) => {
-      if (stopping) return;
+      if (stopping) {
+        // A second signal means "now": whoever sent it will not wait for the drain.
+        logger.warn("second signal during shutdown; exiting now", { signal });
+        logger.flush();
+        process.exit(130);
+      }
       stopping = true;
       logger.info("shutting down", { signal });
       stop().then(

@@ -177,6 +177,49 @@ describe("compiled binary start-up failures", () => {
     expect(result.stderr).toContain("SVC_LOG_LEVEL");
   });
 
+  /** Runs svc serve to completion, but kills it after 4 s so a server that wrongly starts ends the test. */
+  async function serveOnce(env: Record<string, string>) {
+    const binary = await compiledBinary();
+    const proc = Bun.spawn([binary], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 4_000);
+    const [code, stdout, stderr] = await Promise.all([
+      proc.exited,
+      new Response(proc.stdout).text(),
+      new Response(proc.stderr).text(),
+    ]);
+    clearTimeout(timer);
+    return { code, stdout, stderr };
+  }
+
+  test("a port already in use: exit 3 and one line naming the port", async () => {
+    const result = await serveOnce({
+      SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-busy-")), "svc.db"),
+      HOST: "127.0.0.1",
+      PORT: String(server.port),
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `svc: cannot listen on 127.0.0.1:${server.port}: the port is already in use (another svc?). Stop it or set PORT to a free port.\n`,
+    );
+    expect(result.stdout).not.toContain("svc listening");
+  });
+
+  test("an address no interface has: exit 3 and one line saying to set HOST", async () => {
+    const result = await serveOnce({
+      SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-addr-")), "svc.db"),
+      HOST: "192.0.2.1",
+      PORT: "4649",
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toContain("cannot listen on 192.0.2.1:4649");
+    expect(result.stderr).toContain("Set HOST");
+  });
+
   test("refuses a database written by a newer svc without touching it", async () => {
     const path = join(mkdtempSync(join(tmpdir(), "svc-newer-")), "svc.db");
     const db = new Database(path, { create: true });
@@ -196,6 +239,26 @@ describe("compiled binary shutdown", () => {
     expect((await fetch(`${own.url}/api/health`)).status).toBe(200);
     expect(await own.stop("SIGTERM")).toBe(0);
     expect(own.lines.some((line) => line.msg === "shutting down")).toBe(true);
+  });
+
+  test("a second signal while requests drain exits at once with 130", async () => {
+    const own = await startBinary({
+      SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-twice-")), "svc.db"),
+      SVC_SHUTDOWN_TIMEOUT_MS: "60000",
+    });
+    // A request whose body never finishes keeps the drain waiting.
+    const socket = connect(own.port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.write(
+      `PUT /api/settings/language HTTP/1.1\r\nHost: 127.0.0.1:${own.port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"value":`,
+    );
+    await Bun.sleep(100);
+    own.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    expect(own.proc.exitCode).toBeNull();
+    own.proc.kill("SIGTERM");
+    expect(await own.proc.exited).toBe(130);
+    socket.destroy();
   });
 
   test("SIGINT closes cleanly too, with an events client connected", async () => {

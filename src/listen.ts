@@ -1,0 +1,35 @@
+// How svc describes the address it listens on, in log lines and in the one line it prints
+// when it cannot listen there.
+
+/** True for the names and addresses that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  if (bare === "localhost" || bare === "::1" || bare === "0:0:0:0:0:0:0:1") return true;
+  return /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(bare);
+}
+
+/** A host as it goes into a URL: IPv6 addresses in brackets. */
+export function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+/** The URL a person would paste into a browser. */
+export function listenUrl(host: string, port: number): string {
+  return `http://${urlHost(host)}:${port}`;
+}
+
+/** One line for a port svc could not listen on: which address, why, and what to change. */
+export function bindFailure(host: string, port: number, error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${urlHost(host)}:${port}`;
+  switch (code) {
+    case "EADDRINUSE":
+      return `cannot listen on ${where}: the port is already in use (another svc?). Stop it or set PORT to a free port.`;
+    case "EADDRNOTAVAIL":
+      return `cannot listen on ${where}: no network interface has that address. Set HOST to one of this machine's addresses, or 0.0.0.0.`;
+    case "EACCES":
+      return `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set PORT to 1024 or above.`;
+    default:
+      return `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
