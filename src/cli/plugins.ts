@@ -89,6 +89,18 @@ async function reloadQuietly(base: string, io: PluginsCliIo): Promise<void> {
   }
 }
 
+/** After unlink: the running server forgets the development copy (and reloads); false when none answered. */
+async function unlistQuietly(base: string, devName: string, io: PluginsCliIo): Promise<boolean> {
+  try {
+    await call(base, "POST", "/api/plugins/uninstall", { specifier: devName });
+    io.stdout.write(`the server at ${base} unlisted ${devName} and reloaded its plugins\n`);
+    return true;
+  } catch {
+    // No server, or it never listed the copy (404): the reload that follows says which.
+    return false;
+  }
+}
+
 async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> {
   const { positionals, values } = parseArgs({
     args,
@@ -122,6 +134,8 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
             ? `removed ${result.devName} (${result.dir})\n`
             : `${result.devName} was not linked\n`,
         );
+        // The server also unlists it, so the plugins setting does not name a package that is gone.
+        if (await unlistQuietly(base, result.devName, io)) return 0;
       } else {
         const result = await linkPlugin({
           sourceDir,

@@ -46,6 +46,11 @@ async function readPackageJson(dir: string): Promise<Record<string, unknown>> {
   return JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
 }
 
+/** Development copies are named `<name>-dev`; such a name is only ever made by `link`. */
+export function isDevLinkName(name: string): boolean {
+  return name.endsWith("-dev");
+}
+
 /** Where the development copy of the package in `sourceDir` lives. */
 export async function devCopyOf(sourceDir: string, pluginsDir: string) {
   const manifest = await readManifest(sourceDir);

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
 import type { Logger } from "../logger.ts";
+import { isDevLinkName } from "./dev-link.ts";
 import { locatePackage, type PackageFolder, scanPluginsDir } from "./discovery.ts";
 import type { Installer } from "./installer.ts";
 import { loadPlugin, PluginLoadError } from "./loader.ts";
@@ -135,7 +136,9 @@ export async function loadAll(
       statuses.push(folder?.problem ? fail(status, "manifest", folder.problem) : status);
       continue;
     }
-    if (!folder && deps.installer) {
+    // A missing `-dev` package is a development link that was removed: fetching a package of
+    // that name from the registry would run whatever someone published under it.
+    if (!folder && deps.installer && !isDevLinkName(name)) {
       try {
         await deps.installer.install(name);
         folders = await scanPluginsDir(deps.pluginsDir);
@@ -147,9 +150,10 @@ export async function loadAll(
       }
     }
     if (!folder) {
-      statuses.push(
-        fail(status, "resolve", `not installed: no folder in the plugins directory holds "${name}"`),
-      );
+      const message = isDevLinkName(name)
+        ? `not linked: no folder in the plugins directory holds "${name}"; run "svc plugins link" in the plugin's folder (a -dev name is never fetched from the registry)`
+        : `not installed: no folder in the plugins directory holds "${name}"`;
+      statuses.push(fail(status, "resolve", message));
       continue;
     }
     if (!folder.manifest) {

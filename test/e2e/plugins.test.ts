@@ -142,11 +142,19 @@ describe("plugins in the compiled binary", () => {
     expect(lstatSync(join(pluginsDir, "fx-mutate-dev", "dist")).isSymbolicLink()).toBe(true);
     const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
     expect(listing.items.find((item) => item.name === "@fx/mutate-dev")?.label).toBe("[DEV]");
+    const enable = await runBinary(["plugins", "enable", "@fx/mutate-dev"], { SVC_URL: server.url });
+    expect(enable.code).toBe(0);
+    const listed = async () =>
+      ((await (await fetch(`${server.url}/api/settings/plugins`)).json()) as { value: unknown[] }).value;
+    expect(await listed()).toContain("@fx/mutate-dev");
     const unlink = await runBinary(["plugins", "unlink", source], {
       SVC_PLUGINS_DIR: pluginsDir,
       SVC_URL: server.url,
     });
     expect(unlink.stdout).toContain("removed @fx/mutate-dev");
+    expect(unlink.stdout).toContain("unlisted @fx/mutate-dev");
+    // Unlisted, so no later start goes looking for a package of that name.
+    expect(await listed()).not.toContain("@fx/mutate-dev");
   });
 
   test("after a restart the listed plugins load again from the settings", async () => {

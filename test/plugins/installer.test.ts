@@ -290,6 +290,20 @@ describe("a listed plugin that is not on disk", () => {
     expect((await target.status("@fx/remote"))?.loaded).toBe(true);
     expect(await runPluginHooks(target, "x")).toBe("x [remote 2.0.0]");
   });
+
+  test("a missing -dev package (a removed development link) is never fetched, even when the registry has one", async () => {
+    await registry.publish("@fx/remote-dev", "9.9.9", " [squatted]");
+    const target = await app();
+    target.services.settings.set("plugins", ["@fx/remote-dev"]);
+    const before = registry.requests.length;
+    await target.plugins.reload();
+    expect(registry.requests.length).toBe(before);
+    const status = await target.status("@fx/remote-dev");
+    expect(status?.loaded).toBe(false);
+    expect(status?.error?.stage).toBe("resolve");
+    expect(status?.error?.message).toContain("svc plugins link");
+    expect(await runPluginHooks(target, "x")).toBe("x");
+  });
 });
 
 describe("POST /api/plugins/uninstall", () => {
