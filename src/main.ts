@@ -209,7 +209,11 @@ export async function main(argv: string[], env: Env): Promise<number> {
     strict: false,
   });
   const [command = "serve", ...rest] = positionals;
-  if (values.version) return printVersion();
+  // `--version` / `-v` is svc's only before the command: after it, it is the command's own
+  // option (`svc plugins install NAME --version 2`).
+  const commandAt = argv.findIndex((arg) => !arg.startsWith("-"));
+  const before = commandAt < 0 ? argv : argv.slice(0, commandAt);
+  if (before.includes("--version") || before.includes("-v")) return printVersion();
   if (command === "help") {
     process.stdout.write(`${commandHelp[rest[0] ?? ""] ?? mainHelp}\n`);
     return 0;

@@ -31,7 +31,7 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
   plugins: `Usage: svc plugins link [DIR] [--copy] [--no-build]
        svc plugins unlink [DIR]
        svc plugins list | reload
-       svc plugins install NAME [--version V] [--enable]
+       svc plugins install NAME [--version|-v V] [--enable]
        svc plugins uninstall NAME [--purge]
        svc plugins enable NAME | disable NAME
 

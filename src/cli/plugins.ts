@@ -107,7 +107,7 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
     options: {
       copy: { type: "boolean" },
       "no-build": { type: "boolean" },
-      version: { type: "string" },
+      version: { type: "string", short: "v" },
       enable: { type: "boolean" },
       purge: { type: "boolean" },
       url: { type: "string" },

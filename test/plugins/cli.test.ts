@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
+import { runBinary } from "../helpers/binary.ts";
 import { type PluginApp, startPluginApp } from "./helpers.ts";
 import { startRegistry } from "./registry-server.ts";
 
@@ -10,6 +11,8 @@ let server: ReturnType<typeof Bun.serve>;
 beforeAll(async () => {
   registry = await startRegistry();
   await registry.publish("@fx/cli", "1.0.0", " [cli]");
+  await registry.publish("@fx/pinned", "1.0.0", " [pinned 1]");
+  await registry.publish("@fx/pinned", "2.0.0", " [pinned 2]");
   app = await startPluginApp({ npmRegistry: registry.url });
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => app.app.fetch(request) });
 });
@@ -53,6 +56,20 @@ describe("svc plugins against a running server", () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Invalid plugin package name");
   });
+
+  test.each([["--version"], ["-v"]])(
+    "svc plugins install NAME %s 1.0.0: after the command the option is the command's, and pins the version",
+    async (flag) => {
+      const env = { SVC_URL: `http://127.0.0.1:${server.port}` };
+      const result = await runBinary(["plugins", "install", "@fx/pinned", flag, "1.0.0"], env);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toContain("@fx/pinned@1.0.0  /api/plugins/fx-pinned  disabled");
+      expect((await runBinary(["plugins", "uninstall", "@fx/pinned"], env)).code).toBe(0);
+      // Before the command it is still svc's own.
+      expect((await runBinary(["-v"], {})).stdout).toStartWith("svc ");
+    },
+    30_000,
+  );
 
   test("usage errors exit 2", async () => {
     expect((await cli("frobnicate")).code).toBe(2);
