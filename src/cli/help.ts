@@ -65,7 +65,7 @@ Select the model the server uses with the stt_model setting (PUT /api/settings/s
   backup: `Usage: svc backup PATH
 
 Writes a consistent copy of the database (SVC_DB_PATH) to PATH with VACUUM INTO. Safe while the
-server runs. Refuses to overwrite an existing file.`,
+server runs. Refuses to overwrite an existing file. The copy is readable by its owner only (0600).`,
 };
 
 export const mainHelp = `svc — self-hosted voice dictation server

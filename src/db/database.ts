@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
 
@@ -37,8 +37,18 @@ export function sqliteVersion(db: Database): string {
   return row?.version ?? "unknown";
 }
 
-/** A consistent copy of a live database (VACUUM INTO reads one snapshot under WAL). */
+/**
+ * A consistent copy of a live database (VACUUM INTO reads one snapshot under WAL). The copy holds
+ * the user's dictation history, so it is readable by its owner only: the file is made empty with
+ * mode 0600 first (VACUUM INTO fills an empty file), and `wx` refuses one that already exists.
+ */
 export function backupDatabase(db: Database, target: string): void {
   mkdirSync(dirname(target), { recursive: true });
-  db.run("VACUUM INTO ?", [target]);
+  closeSync(openSync(target, "wx", 0o600));
+  try {
+    db.run("VACUUM INTO ?", [target]);
+  } catch (error) {
+    rmSync(target, { force: true });
+    throw error;
+  }
 }

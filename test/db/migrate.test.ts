@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { backupDatabase, openDatabase } from "../../src/db/database.ts";
@@ -105,6 +105,18 @@ describe("backupDatabase", () => {
     expect(copy.query("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
     expect(copy.query("SELECT value FROM settings WHERE key = 'k'").get()).toEqual({ value: "1" });
     copy.close();
+    // The copy holds the user's history: readable by its owner only, whatever the umask.
+    expect(statSync(join(dir, "copy", "backup.db")).mode & 0o777).toBe(0o600);
     db.close();
+  });
+
+  test("refuses an existing file and leaves no file behind when the copy fails", () => {
+    const db = openFresh(join(dir, "svc.db"));
+    writeFileSync(join(dir, "taken.db"), "keep me");
+    expect(() => backupDatabase(db, join(dir, "taken.db"))).toThrow(/EEXIST/);
+    expect(readFileSync(join(dir, "taken.db"), "utf8")).toBe("keep me");
+    db.close();
+    expect(() => backupDatabase(db, join(dir, "closed.db"))).toThrow();
+    expect(existsSync(join(dir, "closed.db"))).toBe(false);
   });
 });
