@@ -71,8 +71,10 @@ async function serve(env: Env): Promise<number> {
       routes: app.bunRoutes,
       fetch: app.fetch,
       websocket: socket.handler,
-      // The socket-level cap backs up the per-route limit; headers and multipart framing need slack.
-      maxRequestBodySize: config.maxBodyBytes + 1024 * 1024,
+      // The app enforces SVC_MAX_BODY_SIZE itself, from Content-Length before reading a byte and
+      // while counting a chunked body, and answers with the JSON envelope, the request id and a
+      // log line. Bun's own cap would answer first with a bare 413 and none of them.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       idleTimeout: 120,
       // Bun's development mode (its default unless NODE_ENV=production) answers an escaped error
       // with an HTML page and a stack trace; svc answers every error with its JSON envelope, and

@@ -48,9 +48,21 @@ export function lastResortError(logger: Logger): (error: Error) => Response {
   };
 }
 
-/** Hono's onError: the same renderer, with the request's id and logger. */
-export const renderError = (error: unknown, c: Context<AppEnv>): Response =>
-  errorResponse(error, requestInfoOf(c));
+/**
+ * Hono's onError: the same renderer, with the request's id and logger. A request whose client
+ * hung up (mid-upload, say) failed because of the client, not svc: it is logged as such at info
+ * level with nginx's 499, and nobody is there to read the answer.
+ */
+export function renderError(error: unknown, c: Context<AppEnv>): Response {
+  const info = requestInfoOf(c);
+  if (c.req.raw.signal.aborted) {
+    info?.logger.info("client closed the connection before the answer", {
+      reason: error instanceof Error ? error.message : String(error),
+    });
+    return json(errorBody("client_closed", "The client closed the connection before the answer."), 499);
+  }
+  return errorResponse(error, info);
+}
 
 export function renderNotFound(c: Context<AppEnv>): Response {
   return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);

@@ -179,6 +179,8 @@ export function installRequestContext(
           413,
           "payload_too_large",
           `The request body is larger than ${maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
+          // The rest of the body is not read: the connection ends with the answer.
+          { headers: { connection: "close" } },
         );
       },
     }),
