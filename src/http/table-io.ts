@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { AppError, payloadTooLarge } from "../errors.ts";
 import { CsvError, parseCsv, toCsv } from "./csv.ts";
+import { parseJsonBody } from "./validate.ts";
 
 /** How an importable table (dictionary, vocabulary) reads from a JSON array or a CSV file. */
 export interface TableSpec<S extends v.GenericSchema> {
@@ -92,12 +93,7 @@ class TooManyFields {
 }
 
 function jsonRows(text: string): RawRow[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new AppError(400, "invalid_json", "The import body is not valid JSON.");
-  }
+  const parsed = parseJsonBody(text, "The import body is not valid JSON.");
   if (!Array.isArray(parsed)) {
     throw new AppError(400, "invalid_request", "A JSON import must be an array of objects.");
   }

@@ -28,18 +28,53 @@ export function parseOrThrow<S extends v.GenericSchema>(
   throw new AppError(400, code, `Invalid ${what}: ${summary.join("; ")}`, { details });
 }
 
-/** Reads a JSON body and validates it; malformed JSON is a 400, never a 500. */
-export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+/**
+ * How deeply a JSON body may nest. No value svc stores needs a tenth of it; far deeper values
+ * parse, but overflow the stack later, where they are copied or written back out.
+ */
+export const maxJsonDepth = 64;
+
+/** The depth of the deepest array or object in `value` (a scalar is 0), found without recursion. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== "object" || item === null) continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > maxJsonDepth) return deepest;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Parses a JSON body: malformed → 400 `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`. */
+export function parseJsonBody(text: string, malformed: string): unknown {
   let body: unknown;
   try {
-    body = JSON.parse(await c.req.text());
+    body = JSON.parse(text);
   } catch {
+    throw new AppError(400, "invalid_json", malformed);
+  }
+  if (jsonDepth(body) > maxJsonDepth) {
     throw new AppError(
       400,
-      "invalid_json",
-      "The request body must be valid JSON (Content-Type: application/json).",
+      "json_too_deep",
+      `JSON may nest at most ${maxJsonDepth} arrays or objects deep.`,
+      {
+        details: { limit: maxJsonDepth },
+      },
     );
   }
+  return body;
+}
+
+/** Reads a JSON body and validates it; malformed JSON is a 400, never a 500. */
+export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
+  const body = parseJsonBody(
+    await c.req.text(),
+    "The request body must be valid JSON (Content-Type: application/json).",
+  );
   return parseOrThrow(schema, body, "invalid_request", "request body");
 }
 
