@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
-import { closeSync, mkdirSync, openSync, rmSync } from "node:fs";
-import { dirname } from "node:path";
-import { type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
+import { closeSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { DatabaseTooNewError, type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
 
 export type { Database };
 
@@ -16,8 +16,13 @@ export interface OpenOptions {
  * writer; synchronous=FULL means an acknowledged dictation survives a power cut, not only a crash.
  */
 export function openDatabase(path: string, options: OpenOptions): Database {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { create: true, strict: true });
+  let db: Database;
+  try {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { create: true, strict: true });
+  } catch (error) {
+    throw openProblem(path, error);
+  }
   try {
     // Check the version first: a database written by a newer svc is refused untouched.
     refuseNewerDatabase(readSchemaVersion(db), options.migrations);
@@ -28,8 +33,49 @@ export function openDatabase(path: string, options: OpenOptions): Database {
     return db;
   } catch (error) {
     db.close();
-    throw error;
+    throw error instanceof DatabaseTooNewError ? error : openProblem(path, error);
   }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** What to do about a database that cannot be opened, by the error's code. */
+function openHint(path: string, code: unknown): string {
+  if (isFolder(path)) return `SVC_DB_PATH names a folder; name a file in it, such as ${join(path, "svc.db")}`;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+    case "EROFS":
+    case "SQLITE_CANTOPEN":
+    case "SQLITE_READONLY":
+    case "SQLITE_PERM":
+      return "check that the user svc runs as may write to the file and its folder";
+    case "ENOTDIR":
+    case "EEXIST":
+      return "a part of the path is a file, not a folder";
+    case "SQLITE_NOTADB":
+      return "the file is not an SQLite database: point SVC_DB_PATH at a new file or restore a backup";
+    case "SQLITE_CORRUPT":
+      return "the file is damaged: restore a backup made with svc backup";
+    case "SQLITE_BUSY":
+    case "SQLITE_LOCKED":
+      return "another process holds it locked";
+    default:
+      return "check SVC_DB_PATH";
+  }
+}
+
+/** One line for the operator: which file, what went wrong, what to do. */
+function openProblem(path: string, error: unknown): Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new Error(`cannot open the database ${path}: ${reason} (${openHint(path, code)})`, { cause: error });
 }
 
 export function sqliteVersion(db: Database): string {
