@@ -10,6 +10,7 @@ import { runPluginsCommand } from "./cli/plugins.ts";
 import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteVersion } from "./db/database.ts";
+import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { bindFailure, isLoopback, listenUrl } from "./listen.ts";
@@ -46,9 +47,13 @@ async function serve(env: Env): Promise<number> {
   });
   process.on("exit", () => logger.flush());
   let runtime: Runtime;
+  let lock: ServerLock | undefined;
   try {
+    // Before the runtime: a second server must not even run migrations or start plugins.
+    if (config.dbPath !== ":memory:") lock = lockDatabase(config.dbPath);
     runtime = await openRuntime(config, logger);
   } catch (error) {
+    lock?.release();
     return fail(error instanceof Error ? error.message : String(error));
   }
   const { db, events, services, dictation } = runtime;
@@ -87,6 +92,7 @@ async function serve(env: Env): Promise<number> {
     });
   } catch (error) {
     await runtime.close();
+    lock?.release();
     return fail(bindFailure(config.host, config.port, error), 3);
   }
   logger.info("svc listening", {
@@ -118,6 +124,7 @@ async function serve(env: Env): Promise<number> {
       await server.stop(true);
     }
     await runtime.close();
+    lock?.release();
   }, logger);
 }
 

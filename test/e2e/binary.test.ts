@@ -208,6 +208,25 @@ describe("compiled binary start-up failures", () => {
     expect(result.stdout).not.toContain("svc listening");
   });
 
+  test("a second server on the same database (another port): exit 1, one line; the first keeps serving", async () => {
+    const dbPath = join(dir, "data", "svc.db");
+    const result = await serveOnce({ SVC_DB_PATH: dbPath, HOST: "127.0.0.1", PORT: "0" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `svc: another svc server is using the database ${dbPath} (it holds ${dbPath}.lock); stop it, or point SVC_DB_PATH at another file\n`,
+    );
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+  });
+
+  test("a server killed with SIGKILL leaves no lock behind: the next one starts on the same database", async () => {
+    const dbPath = join(mkdtempSync(join(tmpdir(), "svc-kill-")), "svc.db");
+    const first = await startBinary({ SVC_DB_PATH: dbPath });
+    expect(await first.stop("SIGKILL")).not.toBe(0);
+    const second = await startBinary({ SVC_DB_PATH: dbPath });
+    expect((await fetch(`${second.url}/api/health`)).status).toBe(200);
+    expect(await second.stop()).toBe(0);
+  });
+
   test("an address no interface has: exit 3 and one line saying to set HOST", async () => {
     const result = await serveOnce({
       SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-addr-")), "svc.db"),
