@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # svc: the compiled single executable on a slim Debian base.
 #   docker build -t svc .
-#   docker run -d -p 4649:4649 -v svc-data:/data svc
+#   docker run -d -p 127.0.0.1:4649:4649 -v svc-data:/data svc
+# (svc has no authentication: publish the port on the loopback address, or behind a proxy.)
 
 FROM node:20-bookworm AS build
 WORKDIR /src

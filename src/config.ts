@@ -78,10 +78,15 @@ export const envSchema = v.object({
   SVC_ALLOWED_HOSTS: v.pipe(
     csv,
     v.transform((items) => items.map((item) => item.toLowerCase())),
-    v.check(
-      (items) => items.every((item) => hostName.test(item)),
-      "SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path)",
-    ),
+    v.rawCheck(({ dataset, addIssue }) => {
+      if (!dataset.typed) return;
+      const invalid = dataset.value.filter((item) => !hostName.test(item));
+      if (invalid.length > 0) {
+        addIssue({
+          message: `SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path): ${invalid.join(", ")}`,
+        });
+      }
+    }),
   ),
   SVC_LOG_LEVEL: v.optional(
     v.picklist(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL must be debug, info, warn or error"),

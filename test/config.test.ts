@@ -62,6 +62,14 @@ describe("loadConfig", () => {
     expect(found.join("\n")).toContain("SVC_ALLOWED_HOSTS");
   });
 
+  test("an invalid SVC_ALLOWED_HOSTS entry is named, among valid ones", () => {
+    expect(
+      problems({ SVC_DB_PATH: "/tmp/a.db", SVC_ALLOWED_HOSTS: "svc.lan, svc.lan:8080, https://x.example" }),
+    ).toEqual([
+      "SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path): svc.lan:8080, https://x.example",
+    ]);
+  });
+
   test("PORT outside 0..65535 is refused", () => {
     expect(problems({ SVC_DB_PATH: "/tmp/a.db", PORT: "70000" })).toEqual(["PORT must be at most 65535"]);
   });
