@@ -12,7 +12,7 @@ export interface AppContext {
 }
 
 export interface HookInput {
-  /** The text entering the hook stage (after cleanup and the dictionary). */
+  /** The text entering this hook: after cleanup, the dictionary and the hooks before it. */
   readonly text: string;
   /** The transcript as the speech engine returned it. */
   readonly raw: string;
@@ -70,8 +70,14 @@ async function runOne(
 ): Promise<string> {
   const controller = new AbortController();
   const output: HookOutput = { text };
-  const result = hook.run(Object.freeze({ ...input, signal: controller.signal }), output);
-  if (isThenable(result)) {
+  const started = performance.now();
+  const result = hook.run(Object.freeze({ ...input, text, signal: controller.signal }), output);
+  if (!isThenable(result)) {
+    // A synchronous hook cannot be stopped, but one that overran is treated like a late
+    // asynchronous one: its text is dropped.
+    const ms = performance.now() - started;
+    if (ms > timeoutMs) throw new HookTimeout(`took ${Math.round(ms)} ms, over the ${timeoutMs} ms limit`);
+  } else {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new HookTimeout(`timed out after ${timeoutMs} ms`)), timeoutMs);
@@ -94,8 +100,9 @@ async function runOne(
 const typeOf = (value: unknown): string => (value === null ? "null" : typeof value);
 
 /**
- * Runs `hooks` in order starting from `text`. Synchronous hooks cannot be interrupted; the
- * timeout bounds asynchronous ones, whose late results are discarded.
+ * Runs `hooks` in order starting from `text`. The timeout bounds asynchronous hooks, whose late
+ * results are discarded; synchronous hooks cannot be interrupted, but an overrun one's text is
+ * discarded all the same.
  */
 export async function runHooks(
   hooks: readonly AfterCleanupHook[],

@@ -151,6 +151,50 @@ describe("runHooks", () => {
     expect(result).toMatchObject({ text: "rewritten", errors: [] });
   });
 
+  test("input.text is the text entering each hook, the previous hooks' work included", async () => {
+    const seen: string[] = [];
+    const result = await runHooks(
+      [
+        hook("upper", (hookInput, output) => {
+          seen.push(hookInput.text);
+          output.text = hookInput.text.toUpperCase();
+        }),
+        hook("exclaim", (hookInput, output) => {
+          seen.push(hookInput.text);
+          output.text = `${hookInput.text}!`;
+        }),
+      ],
+      input,
+      input.text,
+      { timeoutMs: 100 },
+    );
+    expect(seen).toEqual(["hello world", "HELLO WORLD"]);
+    expect(result.text).toBe("HELLO WORLD!");
+  });
+
+  test("a synchronous hook that overruns the timeout is reported and its text dropped", async () => {
+    const result = await runHooks(
+      [
+        hook("busy", (_, output) => {
+          const until = performance.now() + 80;
+          while (performance.now() < until) {}
+          output.text = "late";
+        }),
+        hook("next", (_, output) => {
+          output.text += "?";
+        }),
+      ],
+      input,
+      input.text,
+      { timeoutMs: 30 },
+    );
+    expect(result.text).toBe("hello world?");
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]?.message).toMatch(
+      /^plugin "busy" failed in afterCleanup: took \d+ ms, over the 30 ms limit$/,
+    );
+  });
+
   test("a hook that leaves a non-string in output.text is rejected and its text ignored", async () => {
     const result = await runHooks(
       [
