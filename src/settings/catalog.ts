@@ -21,8 +21,16 @@ const pluginOptions = v.pipe(
   ),
   v.record(v.string(), v.unknown()),
 );
+// SPEC: missing options are an empty object, so ["name"] and ["name", null] are stored as ["name", {}].
 const pluginEntry = v.union(
-  [specifier, v.strictTuple([specifier, pluginOptions])],
+  [
+    specifier,
+    v.strictTuple([specifier, pluginOptions]),
+    v.pipe(
+      v.union([v.strictTuple([specifier]), v.strictTuple([specifier, v.null()])]),
+      v.transform(([name]): [string, Record<string, unknown>] => [name, {}]),
+    ),
+  ],
   'each entry must be a package name or a ["package-name", {options}] pair',
 );
 

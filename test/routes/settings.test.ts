@@ -98,6 +98,20 @@ describe("PUT /api/settings/:key", () => {
     expect(t.services.settings.get("plugins") as unknown).toEqual(value);
   });
 
+  test("a pair without options, or with null, stores empty options (SPEC: missing options are {})", async () => {
+    const t = createTestApp();
+    const res = await put(t, "plugins", [["@acme/a"], ["@acme/b", null]]);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { value: unknown }).value).toEqual([
+      ["@acme/a", {}],
+      ["@acme/b", {}],
+    ]);
+    expect(t.services.settings.get("plugins") as unknown).toEqual([
+      ["@acme/a", {}],
+      ["@acme/b", {}],
+    ]);
+  });
+
   test.each([
     ["plugins", [["@svc/x", []]]],
     ["plugins", [["@svc/x", {}, "extra"]]],
