@@ -92,7 +92,9 @@ export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
     );
   }
   const plugin = await step("factory", timeouts.factoryMs, async () =>
-    checkPlugin(await (factory as (options: unknown) => unknown)({ ...request.options })),
+    // A deep copy: the plugin owns its options and may change them, nested values too,
+    // without touching the stored setting or what its next load receives.
+    checkPlugin(await (factory as (options: unknown) => unknown)(structuredClone(request.options))),
   );
   const ctx = Object.freeze({
     name: manifest.name,

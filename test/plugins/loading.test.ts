@@ -19,6 +19,14 @@ describe("loading plugins from the plugins setting", () => {
     expect(status?.error).toBeNull();
   });
 
+  test("a plugin that changes its nested options changes neither the setting nor its next load", async () => {
+    const options = { nested: { count: 1 }, tags: ["a"] };
+    const app = await startPluginApp({ fixtures: ["fx-options"], entries: [["@fx/options", options]] });
+    await app.plugins.reload();
+    expect(await runPluginHooks(app, "x")).toBe('x {"nested":{"count":1},"tags":["a"]}');
+    expect(app.services.settings.get("plugins") as unknown).toEqual([["@fx/options", options]]);
+  });
+
   test("a missing options value is an empty object", async () => {
     const app = await startPluginApp({ fixtures: ["fx-transform"], entries: ["@fx/transform"] });
     expect(await runPluginHooks(app, "hello")).toBe("hello [transformed]");
