@@ -4,6 +4,25 @@ import { listQuerySchema } from "../http/list.ts";
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
+/**
+ * True when the calendar date and clock time written in `text` exist: JavaScript's parser rolls
+ * 2026-02-30 over to March 2 and reads 24:00 as the next midnight, which would filter on a day
+ * nobody asked for.
+ */
+export function isRealDateTime(text: string): boolean {
+  const [year, month, day, hour = 0, minute = 0, second = 0] = (text.match(/\d+/g) ?? []).map(Number);
+  if (year === undefined || month === undefined || day === undefined) return false;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 59
+  );
+}
+
 // A bound is a day (`2025-03-01`, UTC) or an instant with its offset (`2025-03-01T00:00:00+01:00`).
 const dateBound = (name: string, endOfDay: boolean) =>
   v.optional(
@@ -13,7 +32,10 @@ const dateBound = (name: string, endOfDay: boolean) =>
         `${endOfDay ? "Latest" : "Earliest"} creation time, inclusive: a date (whole UTC day) or a date-time with offset.`,
       ),
       v.check(
-        (text) => (isoDate.test(text) || isoDateTime.test(text)) && !Number.isNaN(Date.parse(text)),
+        (text) =>
+          (isoDate.test(text) || isoDateTime.test(text)) &&
+          isRealDateTime(text) &&
+          !Number.isNaN(Date.parse(text)),
         `${name} must be an ISO 8601 date (2025-03-01) or date-time with an offset (2025-03-01T08:00:00Z)`,
       ),
       v.transform((text) => {

@@ -105,6 +105,11 @@ describe("GET /api/history", () => {
     "orderBy=createdAt:sideways",
     "from=yesterday",
     "to=2025-13-01",
+    "from=2026-02-30",
+    "to=2025-02-29",
+    "from=2025-04-31",
+    `from=${encodeURIComponent("2025-01-01T24:00:00Z")}`,
+    `to=${encodeURIComponent("2025-02-30T08:00:00+01:00")}`,
     "from=2025-01-01T10:00:00",
     "from=2025-02-01&to=2025-01-01",
   ])("400 invalid_query for %s", async (query) => {
@@ -114,6 +119,14 @@ describe("GET /api/history", () => {
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe("invalid_query");
     expect(Array.isArray(body.error.details)).toBe(true);
+  });
+
+  test.each([
+    "from=2024-02-29",
+    "to=2024-02-29",
+    `from=${encodeURIComponent("2025-12-31T23:59:59.999-12:00")}`,
+  ])("%s is a real date and accepted", async (query) => {
+    expect((await createTestApp().request(`/api/history?${query}`)).status).toBe(200);
   });
 
   test("filters by date (whole UTC days, inclusive) and by instant", async () => {
