@@ -8,8 +8,17 @@ export const languageSchema = v.pipe(
   v.string(),
   v.trim(),
   v.toLowerCase(),
+  v.transform((tag) => tag.replace("_", "-")),
   v.regex(
     /^(?:auto|[a-z]{2,3}(?:-[a-z0-9]{2,8})?)$/,
     'must be "auto" or an ISO 639 code such as "en" or "pt-br"',
   ),
 );
+
+/**
+ * The primary language of a tag, which is all a speech engine takes: "pt-br", "en_US" and "EN"
+ * become "pt", "en" and "en". The region still matters to the text pipeline, not to the engine.
+ */
+export function engineLanguage(tag: string): string {
+  return tag.trim().toLowerCase().split(/[-_]/, 1)[0] ?? "";
+}

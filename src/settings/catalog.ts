@@ -75,7 +75,8 @@ export const settingsCatalog = {
   language: define({
     schema: languageSchema,
     default: "auto",
-    description: 'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br").',
+    description:
+      'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br"); engines get the primary code ("pt").',
   }),
   stt_engine: define({
     schema: v.picklist(["whisper", "sphinx", "remote"], 'must be "whisper", "sphinx" or "remote"'),

@@ -98,6 +98,12 @@ describe("PUT /api/settings/:key", () => {
     expect(t.services.settings.get("plugins") as unknown).toEqual(value);
   });
 
+  test("a language with a region is stored lower-case with a hyphen", async () => {
+    const t = createTestApp();
+    expect((await put(t, "language", "pt_BR")).status).toBe(200);
+    expect(t.services.settings.get("language")).toBe("pt-br");
+  });
+
   test("a pair without options, or with null, stores empty options (SPEC: missing options are {})", async () => {
     const t = createTestApp();
     const res = await put(t, "plugins", [["@acme/a"], ["@acme/b", null]]);

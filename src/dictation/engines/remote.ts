@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import { engineLanguage } from "../language.ts";
 import { parseTranscription, upstreamError } from "./remote-response.ts";
 import type { SpeechEngine, TranscribeOptions, TranscriptionResult } from "./types.ts";
 import { SAMPLE_RATE } from "./types.ts";
@@ -79,7 +80,8 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
   async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
     if (closed) throw new AppError(503, "engine_closed", "The remote engine has been closed.");
     opts.signal?.throwIfAborted();
-    const requested = opts.language?.trim().toLowerCase();
+    // OpenAI's API takes ISO 639-1 codes only: "pt-br" is sent as "pt".
+    const requested = opts.language === undefined ? undefined : engineLanguage(opts.language);
     const language = requested && requested !== "auto" ? requested : undefined;
     const durationMs = Math.round((pcm.length / SAMPLE_RATE) * 1000);
     const wav = encodeWav(pcm);

@@ -1,6 +1,7 @@
 import { dlopen } from "bun:ffi";
 import { existsSync } from "node:fs";
 import { AppError } from "../../errors.ts";
+import { engineLanguage } from "../language.ts";
 import { SPHINX_LIBRARIES, SPHINX_MODEL_DIR } from "./sphinx-ffi.ts";
 import type { SphinxReply, SphinxRequest } from "./sphinx-worker.ts";
 import type { EngineAvailability, SpeechEngine, TranscribeOptions, TranscriptionResult } from "./types.ts";
@@ -61,7 +62,7 @@ function toInt16(pcm: Float32Array): Int16Array<ArrayBuffer> {
 }
 
 function checkLanguage(language: string | undefined): void {
-  const lang = language?.trim().toLowerCase() ?? "";
+  const lang = engineLanguage(language ?? "");
   if (lang === "" || lang === "auto" || lang === "en") return;
   throw new AppError(
     422,

@@ -1,4 +1,5 @@
 import { AppError } from "../../errors.ts";
+import { engineLanguage } from "../language.ts";
 import { WHISPER_LANGUAGES } from "./languages.ts";
 import { SAMPLE_RATE } from "./types.ts";
 
@@ -25,7 +26,7 @@ export function audioCtxFor(samples: number): number {
 
 /** The language to ask whisper.cpp for: a known code, "auto" on multilingual models, "en" otherwise. */
 export function resolveLanguage(requested: string | undefined, multilingual: boolean): string {
-  const lang = requested?.trim().toLowerCase() ?? "";
+  const lang = engineLanguage(requested ?? "");
   if (lang === "" || lang === "auto") return multilingual ? "auto" : "en";
   if (!WHISPER_LANGUAGES.has(lang)) {
     throw new AppError(422, "unsupported_language", `Whisper does not know the language "${requested}".`, {

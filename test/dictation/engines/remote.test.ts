@@ -68,6 +68,12 @@ describe("remote engine", () => {
     expect(bytes.length).toBe(44 + pcm.length * 2);
   });
 
+  test("sends the primary language of a tag with a region: OpenAI's API takes ISO 639-1 only", async () => {
+    answer = () => json({ text: "olá", language: "portuguese" });
+    await engine().transcribe(pcm, { language: "pt-BR" });
+    expect(received[0]?.form.get("language")).toBe("pt");
+  });
+
   test("sends no key, language or prompt when there are none", async () => {
     answer = () => json({ text: "hi", language: "de" });
     const result = await engine().transcribe(pcm, { language: "auto" });

@@ -92,6 +92,14 @@ describe("sphinx engine", () => {
     expect(await engine.transcribe(new Float32Array(0))).toEqual({ text: "", segments: [], language: "en" });
   });
 
+  test("English with a region (en-US, en_GB) is English", async () => {
+    expect((await engine.transcribe(goForward(), { language: "en-US" })).text).toMatch(/^go forward ten/);
+    expect((await engine.transcribe(new Float32Array(0), { language: "en_GB" })).language).toBe("en");
+    expect(await rejection(engine.transcribe(goForward(), { language: "fr-CA" }))).toMatchObject({
+      code: "unsupported_language",
+    });
+  });
+
   test("rejects calls after close", async () => {
     const closing = await createSphinxEngine();
     await closing.close();

@@ -39,9 +39,24 @@ describe("resolveLanguage", () => {
   });
 
   test.each([
+    ["pt-br", true, "pt"],
+    ["pt_BR", true, "pt"],
+    ["en-US", false, "en"],
+    ["EN-gb", false, "en"],
+    ["zh-hant", true, "zh"],
+  ])(
+    "a tag with a region, %s, is its primary language (multilingual: %p) → %s",
+    (tag, multilingual, code) => {
+      expect(resolveLanguage(tag, multilingual)).toBe(code);
+    },
+  );
+
+  test.each([
     ["xx", true],
     ["german", true],
     ["de", false],
+    ["de-DE", false],
+    ["xx-yy", true],
   ])("refuses %s (multilingual: %p) with 422 unsupported_language", (language, multilingual) => {
     expect(() => resolveLanguage(language, multilingual)).toThrow(
       expect.objectContaining({ status: 422, code: "unsupported_language" }),
