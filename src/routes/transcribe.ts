@@ -68,6 +68,35 @@ function serverTiming(result: TranscribeResult): string {
   ].join(", ");
 }
 
+/** Every failure POST /api/transcribe answers with, by status; the README lists the same. */
+export const transcribeErrors: Record<number, { description: string }> = {
+  400: {
+    description:
+      "`missing_audio` (empty body or no `audio`/`file` part), `invalid_multipart`, `invalid_app_context`, `invalid_engine_option` (the remote engine URL setting is not http(s))",
+  },
+  413: {
+    description: "`payload_too_large` (over SVC_MAX_BODY_SIZE), `audio_too_long` (over max_audio_seconds)",
+  },
+  415: { description: "`unsupported_audio`, with the accepted formats in details" },
+  422: {
+    description:
+      "`invalid_audio` (damaged or truncated), `unsupported_language` (the engine or model cannot), `invalid_model` (the selected model file is not a usable whisper model)",
+  },
+  500: { description: "`engine_failed` (the local engine failed on this input), `internal`" },
+  502: {
+    description:
+      "the remote server: `engine_unreachable`, `engine_unauthorized` (key refused), `engine_rejected` (4xx), `engine_failed` (5xx), `engine_bad_response` (an unreadable reply)",
+  },
+  503: {
+    description:
+      "`busy` (queue full; Retry-After), `engine_busy` (remote rate limit; Retry-After), `model_unavailable` (says how to get one), `engine_unavailable`, `engine_closed` (shutting down)",
+  },
+  504: {
+    description:
+      "`timeout` (over transcribe_timeout_seconds), `engine_timeout` (the remote server did not answer in remote_stt_timeout_ms)",
+  },
+};
+
 export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
   deps.docs.add({
     method: "post",
@@ -86,7 +115,10 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
       "audio/pcm",
       "multipart/form-data",
     ],
-    responses: { 200: { description: "The transcript", schema: transcribeResultSchema } },
+    responses: {
+      200: { description: "The transcript", schema: transcribeResultSchema },
+      ...transcribeErrors,
+    },
   });
   return new Hono<AppEnv>().post("/", async (c) => {
     // Bun closes a connection idle for `idleTimeout`; a long transcription is not idle.

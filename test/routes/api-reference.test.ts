@@ -89,3 +89,27 @@ describe("GET /api/docs", () => {
     expect(html).toContain("<h2>Settings</h2>");
   });
 });
+
+describe("POST /api/transcribe's documented errors", () => {
+  test("name every status and code the dictation path can throw, as the README does", async () => {
+    const { transcribeErrors } = await import("../../src/routes/transcribe.ts");
+    const { Glob } = await import("bun");
+    const root = new URL("../../", import.meta.url).pathname;
+    const thrown = new Set<string>();
+    const files = [...new Glob("src/dictation/**/*.ts").scanSync(root), "src/routes/transcribe.ts"];
+    for (const file of files.filter((path) => !path.startsWith("src/dictation/models/"))) {
+      const source = await Bun.file(`${root}${file}`).text();
+      for (const match of source.matchAll(/AppError\(\s*(\d{3}),\s*"([a-z_]+)"/g))
+        thrown.add(`${match[1]} ${match[2]}`);
+    }
+    expect(thrown.size).toBeGreaterThan(10);
+    const readme = await Bun.file(`${root}README.md`).text();
+    for (const entry of thrown) {
+      const [status, code] = entry.split(" ") as [string, string];
+      expect(`${entry}: ${transcribeErrors[Number(status)]?.description ?? "(status missing)"}`).toContain(
+        `\`${code}\``,
+      );
+      expect(readme).toMatch(new RegExp(`\\| ${status} +\\|[^\\n]*\`${code}\``));
+    }
+  });
+});
