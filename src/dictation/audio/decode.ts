@@ -70,7 +70,7 @@ async function fromCompressed(
   decoder: DecoderName,
   limits: DecodeLimits,
 ): Promise<DecodedAudio> {
-  const whole = preflight(bytes, format, limits);
+  const { whole, declaredFrames } = preflight(bytes, format, limits);
   const decoded = await decodeCompressed(bytes, {
     decoder,
     format,
@@ -78,6 +78,15 @@ async function fromCompressed(
     whole,
   });
   if (decoded.frames === 0) throw invalidAudio(`The ${format} file decoded to no audio; it may be truncated`);
+  // A damaged frame can end a decode early without an error: transcribing the part before it
+  // would answer with a fraction of what was said, as if it were all.
+  if (declaredFrames !== undefined && decoded.frames < declaredFrames * MIN_DECODED_SHARE) {
+    const seconds = (frames: number) => `${(frames / decoded.sourceRate).toFixed(2)} s`;
+    throw invalidAudio(
+      `The ${format} file is damaged: only ${seconds(decoded.frames)} of its ${seconds(declaredFrames)} could be decoded`,
+      { decodedFrames: decoded.frames, declaredFrames },
+    );
+  }
   if (decoded.invalidFrames === decoded.frames)
     throw invalidAudio(`The ${format} file decoded to NaN samples`);
   return {
@@ -88,26 +97,33 @@ async function fromCompressed(
   };
 }
 
+/** Less than this share of the samples a file declares, decoded, means the file is damaged. */
+const MIN_DECODED_SHARE = 0.98;
+
 /**
  * Cheap checks before a compressed decode: refuse what is already known to be too long, and
  * say whether the file must go to the decoder in one piece (see `decodeCompressed`).
  */
-function preflight(bytes: Uint8Array, format: string, limits: DecodeLimits): boolean {
+function preflight(
+  bytes: Uint8Array,
+  format: string,
+  limits: DecodeLimits,
+): { whole: boolean; declaredFrames?: number } {
   if (format === "flac") {
     const scan = scanFlac(bytes);
     if (scan.frames === 0) throw invalidAudio("The FLAC file holds no audio frames; it may be truncated");
     const durationMs = scan.sampleRate ? (scan.samples * 1000) / scan.sampleRate : 0;
     if (durationMs > limits.maxDurationMs) throw audioTooLong(durationMs, limits.maxDurationMs);
-    return true;
+    return { whole: true, declaredFrames: scan.totalSamples };
   }
   if (format === "mp4") {
     const facts = inspectMp4(bytes);
     if (facts.declaredMs && facts.declaredMs > limits.maxDurationMs) {
       throw audioTooLong(facts.declaredMs, limits.maxDurationMs);
     }
-    return !facts.moovFirst;
+    return { whole: !facts.moovFirst };
   }
-  return false;
+  return { whole: false };
 }
 
 /** No magic number matched: only sync-based streams (MP3, ADTS) may start with other bytes. */

@@ -7,11 +7,14 @@ export interface FlacScan {
   frames: number;
   samples: number;
   sampleRate: number | undefined;
+  /** The encoder's own count of samples per channel, from STREAMINFO; undefined when it wrote 0 (unknown). */
+  totalSamples: number | undefined;
 }
 
 export function scanFlac(bytes: Uint8Array): FlacScan {
   let offset = 4;
   let sampleRate: number | undefined;
+  let totalSamples: number | undefined;
   for (let last = false; !last && offset + 4 <= bytes.length; ) {
     const type = (bytes[offset] ?? 0) & 0x7f;
     last = ((bytes[offset] ?? 0) & 0x80) !== 0;
@@ -20,6 +23,15 @@ export function scanFlac(bytes: Uint8Array): FlacScan {
     if (type === 0 && length >= 18) {
       const at = offset + 14;
       sampleRate = ((bytes[at] ?? 0) << 12) | ((bytes[at + 1] ?? 0) << 4) | ((bytes[at + 2] ?? 0) >> 4);
+      // 36 bits after the rate (20), channels (3) and bits per sample (5).
+      const high = (bytes[at + 3] ?? 0) & 0x0f;
+      const low =
+        (((bytes[at + 4] ?? 0) << 24) |
+          ((bytes[at + 5] ?? 0) << 16) |
+          ((bytes[at + 6] ?? 0) << 8) |
+          (bytes[at + 7] ?? 0)) >>>
+        0;
+      totalSamples = high * 2 ** 32 + low || undefined;
     }
     offset += 4 + length;
   }
@@ -33,7 +45,7 @@ export function scanFlac(bytes: Uint8Array): FlacScan {
     samples += header.blockSize;
     i += header.length - 1;
   }
-  return { frames, samples, sampleRate: sampleRate || undefined };
+  return { frames, samples, sampleRate: sampleRate || undefined, totalSamples };
 }
 
 /** A frame header whose reserved bits, coded number and CRC-8 all check out. */

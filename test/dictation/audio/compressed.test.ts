@@ -71,6 +71,26 @@ describe("decodeAudio with compressed formats", () => {
     expect(small.durationMs).toBe(1536);
   });
 
+  test("a FLAC damaged mid-stream, which the decoder silently cuts short, is 422 invalid_audio", async () => {
+    const bytes = (await fixture("sine.flac")).slice();
+    // One byte flipped at 80 %: the decoder stops at that frame and returns the 0.43 s before it.
+    const at = Math.floor(bytes.length * 0.8);
+    bytes[at] = (bytes[at] ?? 0) ^ 0xff;
+    const error = await expectAppError(decodeAudio(bytes, "audio/flac", limits), 422, "invalid_audio");
+    expect(error.message).toMatch(
+      /^The flac file is damaged: only 0\.\d\d s of its 1\.00 s could be decoded$/,
+    );
+    expect(error.details).toMatchObject({ declaredFrames: 16000 });
+  });
+
+  test("a FLAC whose encoder did not count its samples (STREAMINFO total 0) is not held to a count", async () => {
+    const bytes = silentFlac(8000, 4096, 3);
+    // STREAMINFO's 36-bit total sits in the last 4 bits of byte 21 and bytes 22-25.
+    bytes[21] = (bytes[21] ?? 0) & 0xf0;
+    bytes.fill(0, 22, 26);
+    expect((await decodeAudio(bytes, "audio/flac", limits)).durationMs).toBe(1536);
+  });
+
   test("refuses an MP4 whose sample table claims 200 million entries, in milliseconds", async () => {
     const bytes = (await fixture("sine.m4a")).slice();
     const at = indexOf(bytes, "stsz");
