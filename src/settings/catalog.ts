@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { languageSchema } from "../dictation/language.ts";
+import { isModelId } from "../dictation/models/store.ts";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
@@ -84,7 +85,14 @@ export const settingsCatalog = {
     description: "Speech engine: embedded whisper, embedded sphinx, or a remote OpenAI-compatible server.",
   }),
   stt_model: define({
-    schema: v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(200)),
+    schema: v.pipe(
+      v.string(),
+      v.trim(),
+      v.check(
+        isModelId,
+        'must be a model name: letters, digits, ".", "_" and "-" (at most 100), without ".bin", e.g. "base.en"',
+      ),
+    ),
     default: "base.en",
     description:
       'Model of the embedded engine: a preset such as "base.en", "tiny.en-q5_1" or "base", or an imported model (GET /api/models lists them).',

@@ -130,6 +130,10 @@ describe("PUT /api/settings/:key", () => {
     ["history_retention_days", 2.5],
     ["llm_base_url", "ftp://example.com"],
     ["llm_timeout_ms", null],
+    ["stt_model", "../../etc/passwd"],
+    ["stt_model", "base.en.bin"],
+    ["stt_model", ""],
+    ["stt_model", "x".repeat(101)],
   ])("400 invalid_setting for %s = %j, naming the key and what is accepted", async (key, value) => {
     const t = createTestApp();
     const res = await put(t, key, value);

@@ -49,8 +49,11 @@ export interface ImportResult {
 
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
+/** A usable model name: what `pathFor` and the `stt_model` setting accept. */
+export const isModelId = (id: string): boolean => idPattern.test(id) && !id.endsWith(".bin");
+
 export function assertModelId(id: string): void {
-  if (!idPattern.test(id) || id.endsWith(".bin")) {
+  if (!isModelId(id)) {
     throw new AppError(
       400,
       "invalid_model_id",
