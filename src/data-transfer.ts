@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { Database } from "./db/database.ts";
 import type { EventBus } from "./events.ts";
-import { parseOrThrow } from "./http/validate.ts";
+import { jsonObject, parseOrThrow } from "./http/validate.ts";
 import { isKnownSetting } from "./settings/catalog.ts";
 import type { SettingsImport, SettingsService } from "./settings/service.ts";
 
@@ -37,14 +37,7 @@ export function defineSection<T>(section: DataSection<T>): DataSection {
   };
 }
 
-// record() alone would accept an array and copy it into an object.
-const settingsMapSchema = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    "settings must be an object of key to value",
-  ),
-  v.record(v.string(), v.unknown()),
-);
+const settingsMapSchema = jsonObject("settings must be an object of key to value");
 
 export const exportFormat = "svc-export";
 export const exportVersion = 1;

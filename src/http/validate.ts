@@ -14,6 +14,18 @@ export function describeIssues(issues: readonly v.BaseIssue<unknown>[]): FieldIs
   }));
 }
 
+/**
+ * A JSON object whose keys are kept exactly as sent. valibot's `record` and `looseObject` drop
+ * `constructor`, `prototype` and `__proto__` keys without a word (they guard against prototype
+ * pollution in objects they build); a parsed JSON object holds such keys as plain own properties,
+ * so passing it through unchanged is safe, and silently losing a user's key is not.
+ */
+export const jsonObject = (message: string) =>
+  v.custom<Record<string, unknown>>(
+    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
+    message,
+  );
+
 /** Validates `input` or throws 400 `code` with field-level details. */
 export function parseOrThrow<S extends v.GenericSchema>(
   schema: S,

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { languageSchema } from "../dictation/language.ts";
 import { isModelId } from "../dictation/models/store.ts";
+import { jsonObject } from "../http/validate.ts";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
@@ -14,14 +15,7 @@ export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
 const define = <S extends v.GenericSchema>(def: SettingDef<S>): SettingDef<S> => def;
 
 const specifier = v.pipe(v.string(), v.trim(), v.minLength(1, "a plugin specifier must not be empty"));
-// valibot's record() accepts arrays (and copies them into objects), so arrays are refused first.
-const pluginOptions = v.pipe(
-  v.custom<Record<string, unknown>>(
-    (value) => typeof value === "object" && value !== null && !Array.isArray(value),
-    "plugin options must be an object",
-  ),
-  v.record(v.string(), v.unknown()),
-);
+const pluginOptions = jsonObject("plugin options must be an object");
 // SPEC: missing options are an empty object, so ["name"] and ["name", null] are stored as ["name", {}].
 const pluginEntry = v.union(
   [

@@ -282,3 +282,30 @@ describe("data transfer with sections", () => {
     expect(published).toEqual([]);
   });
 });
+
+describe("keys that valibot's record() would drop", () => {
+  test("a client preference named constructor survives export and import", async () => {
+    const source = createTestApp();
+    expect((await source.json("/api/settings/constructor", "PUT", { value: "kept" })).status).toBe(200);
+    const doc = await exportFrom(source);
+    expect(Object.getOwnPropertyDescriptor(doc.settings, "constructor")?.value).toBe("kept");
+    const target = createTestApp();
+    expect((await importInto(target, doc)).status).toBe(200);
+    const res = await target.request("/api/settings/constructor");
+    expect(((await res.json()) as { value: unknown }).value).toBe("kept");
+  });
+
+  test("plugin options keep constructor and __proto__ keys as plain keys", async () => {
+    const t = createTestApp();
+    const res = await t.request("/api/settings/plugins", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: '{"value":[["@x/a",{"constructor":1,"__proto__":{"a":1},"b":2}]]}',
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.stringify(t.services.settings.get("plugins"))).toBe(
+      '[["@x/a",{"constructor":1,"__proto__":{"a":1},"b":2}]]',
+    );
+    expect(({} as Record<string, unknown>).a).toBeUndefined();
+  });
+});
