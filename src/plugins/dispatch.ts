@@ -6,6 +6,7 @@ import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
 import { reasonOf, StepTimeout, withTimeout } from "./timeout.ts";
 import type { LoadedPlugin } from "./types.ts";
+import { pluginPageCsp } from "./ui-static.ts";
 
 /** The slug of `/api/plugins/<slug>/…`, when the segment is spelled exactly as a slug. */
 export function namespaceSlug(path: string): string | undefined {
@@ -57,6 +58,26 @@ export function createPluginNamespace(deps: {
       });
     }
     if (!response) throw notFound(`Plugin "${plugin.name}" has no route for ${c.req.method} ${path}.`);
-    return response;
+    return rendersAsDocument(response) ? sandboxed(response) : response;
   };
+}
+
+// What a browser may render as a page that runs script: served from svc's own origin, such a page
+// could call the API as a trusted origin (a plugin route that echoes input would be an XSS).
+const documentTypes = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
+
+function rendersAsDocument(response: Response): boolean {
+  const type = response.headers.get("content-type");
+  return type === null || documentTypes.test(type.trim());
+}
+
+/**
+ * Puts a document from plugin middleware under the same sandbox as plugin pages: an opaque origin,
+ * so its requests are refused by the origin check. Appended, never replacing: browsers enforce
+ * every policy a response carries, so a plugin's own policy can only tighten it.
+ */
+function sandboxed(response: Response): Response {
+  const copy = new Response(response.body, response);
+  copy.headers.append("Content-Security-Policy", pluginPageCsp);
+  return copy;
 }

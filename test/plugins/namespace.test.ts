@@ -16,6 +16,25 @@ describe("the /api/plugins/<slug>/ namespace", () => {
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 
+  test.each(["page?name=x", "icon", "untyped"])(
+    "a document from a route (%s) is sandboxed like a plugin page; JSON is left alone",
+    async (path) => {
+      const app = await routesApp();
+      const res = await app.request(`/api/plugins/fx-routes/${path}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-security-policy")).toStartWith("sandbox allow-scripts;");
+      const json = await app.request("/api/plugins/fx-routes/ping");
+      expect(json.headers.get("content-security-policy")).toBeNull();
+    },
+  );
+
+  test("a route's own policy is kept beside the sandbox, so it can only tighten it", async () => {
+    const app = await routesApp();
+    const res = await app.request("/api/plugins/fx-routes/strict-page");
+    expect(res.headers.get("content-security-policy")).toMatch(/^default-src 'none', sandbox allow-scripts;/);
+    expect(await res.text()).toBe("<p>strict</p>");
+  });
+
   test("handlers read the body and choose the status", async () => {
     const app = await routesApp();
     const res = await app.json("/api/plugins/fx-routes/echo", "POST", { a: 1 });
