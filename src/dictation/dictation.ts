@@ -1,3 +1,4 @@
+import { isAppError } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
@@ -92,9 +93,13 @@ export function createDictation(options: DictationOptions): Dictation {
         ms: Math.round(performance.now() - started),
       });
     } catch (error) {
-      logger.info("speech engine not loaded yet", {
-        reason: error instanceof Error ? error.message : String(error),
-      });
+      const reason = error instanceof Error ? error.message : String(error);
+      // No model yet is a normal first start; an engine that cannot run at all needs the operator.
+      if (isAppError(error) && error.code === "engine_unavailable") {
+        logger.warn("speech engine unavailable", { reason, details: error.details });
+      } else {
+        logger.info("speech engine not loaded yet", { reason });
+      }
     }
   };
   // A new engine or model is loaded as soon as it is chosen, not by the next dictation.

@@ -1,10 +1,11 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+import { syntheticModel } from "../helpers/synthetic-model.ts";
 
 let dir: string;
 let server: RunningServer;
@@ -249,6 +250,23 @@ describe("compiled binary start-up failures", () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("newer svc");
     expect(await Bun.file(path).bytes()).toEqual(before);
+  });
+});
+
+describe("compiled binary without a usable temporary folder", () => {
+  test("warns that the speech engine cannot run, and says TMPDIR must be writable", async () => {
+    const own = mkdtempSync(join(tmpdir(), "svc-tmpdir-"));
+    mkdirSync(join(own, "models"));
+    copyFileSync(syntheticModel("micro"), join(own, "models", "ggml-base.en.bin"));
+    const running = await startBinary({ SVC_DB_PATH: join(own, "svc.db"), TMPDIR: join(own, "missing") });
+    let line: Record<string, unknown> | undefined;
+    for (let tries = 0; tries < 100 && !line; tries++) {
+      line = running.lines.find((entry) => String(entry.msg).startsWith("speech engine"));
+      if (!line) await Bun.sleep(20);
+    }
+    expect(line).toMatchObject({ level: "warn", msg: "speech engine unavailable" });
+    expect(JSON.stringify(line)).toContain("TMPDIR");
+    expect(await running.stop()).toBe(0);
   });
 });
 

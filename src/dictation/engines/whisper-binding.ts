@@ -21,7 +21,8 @@ export interface WhisperAddon {
 }
 
 const HINT =
-  "Run `npm install` (or `npm run postinstall`) in the svc checkout: it builds whisper.cpp with python3, make and g++.";
+  "From source: run `npm install` (or `npm run postinstall`) in the svc checkout: it builds whisper.cpp with python3, make and g++. " +
+  "The compiled binary unpacks the engine into the temporary folder: TMPDIR (or /tmp) must be writable and allow executables (not noexec).";
 
 let addon: WhisperAddon | undefined;
 let loadError: unknown;
