@@ -55,6 +55,9 @@ export function createDictation(options: DictationOptions): Dictation {
   const scheduler = createScheduler({
     maxQueued: () => services.settings.get("transcribe_queue_size"),
     estimateMs: (lane) => (lane === "batch" ? 4000 : 1500),
+    // An embedded engine uses every core: one unit at a time. A remote server may take several.
+    concurrency: () =>
+      services.settings.get("stt_engine") === "remote" ? services.settings.get("remote_stt_concurrency") : 1,
   });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),

@@ -50,7 +50,8 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   function retire(id: EngineId, previous: Loaded | undefined): void {
     if (!previous) return;
     loaded.delete(id);
-    // The scheduler runs one unit at a time, so the old engine is idle or finishing its last call.
+    // Calls already running finish: a closed engine only refuses new ones (the remote engine may
+    // have several in flight).
     previous.engine.then((engine) => engine.close()).catch(() => {});
   }
 

@@ -9,8 +9,8 @@ export type Lane = "interactive" | "batch";
 export interface SchedulerOptions {
   /** Units allowed to wait (not counting the ones running); one more is a 503 `busy`. Read per call. */
   maxQueued: number | (() => number);
-  /** Units run at once; an engine that uses every core wants 1. */
-  concurrency?: number;
+  /** Units run at once; an engine that uses every core wants 1. Read whenever a slot may open. */
+  concurrency?: number | (() => number);
   /** Used for `Retry-After` when the queue is full: the typical cost of one unit. */
   estimateMs?: (lane: Lane) => number;
 }
@@ -42,14 +42,15 @@ export function abortReason(signal: AbortSignal): unknown {
 }
 
 export function createScheduler(options: SchedulerOptions): Scheduler {
-  const concurrency = options.concurrency ?? 1;
+  const setting = options.concurrency ?? 1;
+  const concurrency = () => Math.max(1, typeof setting === "function" ? setting() : setting);
   const lanes: Record<Lane, Waiting[]> = { interactive: [], batch: [] };
   let running = 0;
 
   const queued = () => lanes.interactive.length + lanes.batch.length;
 
   function pump(): void {
-    while (running < concurrency) {
+    while (running < concurrency()) {
       const next = lanes.interactive.shift() ?? lanes.batch.shift();
       if (!next) return;
       next.start();
@@ -58,7 +59,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   function busy(lane: Lane): AppError {
     const estimate = options.estimateMs?.(lane) ?? 2000;
-    const seconds = Math.max(1, Math.ceil(((queued() + running) * estimate) / concurrency / 1000));
+    const seconds = Math.max(1, Math.ceil(((queued() + running) * estimate) / concurrency() / 1000));
     return new AppError(
       503,
       "busy",

@@ -154,6 +154,14 @@ export const settingsCatalog = {
     default: 60_000,
     description: "Time allowed for one remote transcription request.",
   }),
+  remote_stt_concurrency: define({
+    schema: whole(1, 64),
+    // One keeps dictated clips ahead of long files' chunks; a server that runs requests in
+    // parallel (a cloud API, a GPU pool) takes more.
+    default: 1,
+    description:
+      "Requests sent to the remote transcription API at once (stt_engine remote); more wait in svc's queue.",
+  }),
   max_audio_seconds: define({
     schema: whole(1, 3600),
     default: 600,

@@ -56,6 +56,21 @@ describe("createScheduler", () => {
     expect(peak).toBe(2);
   });
 
+  test("reads a concurrency function whenever a slot may open", async () => {
+    let limit = 1;
+    const scheduler = createScheduler({ maxQueued: 100, concurrency: () => limit });
+    const gate = deferred();
+    const units = Array.from({ length: 4 }, () =>
+      scheduler.run({ lane: "interactive", execute: () => gate.promise }),
+    );
+    expect(scheduler.stats()).toEqual({ running: 1, queued: { interactive: 3, batch: 0 } });
+    limit = 3;
+    const more = scheduler.run({ lane: "interactive", execute: async () => {} });
+    expect(scheduler.stats()).toEqual({ running: 3, queued: { interactive: 2, batch: 0 } });
+    gate.resolve();
+    await Promise.all([...units, more]);
+  });
+
   test("a full queue answers 503 busy with Retry-After", async () => {
     const scheduler = createScheduler({ maxQueued: 2, estimateMs: () => 1500 });
     const gate = deferred();

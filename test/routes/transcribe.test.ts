@@ -170,6 +170,35 @@ describe("POST /api/transcribe input errors", () => {
     upstream.stop(true);
   });
 
+  test("remote_stt_concurrency lets that many requests reach the remote server at once", async () => {
+    let active = 0;
+    let peak = 0;
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async () => {
+        peak = Math.max(peak, ++active);
+        // Held until three are in flight (or long enough to show they never will be).
+        for (let waited = 0; active < 3 && waited < 300; waited += 10) await Bun.sleep(10);
+        await Bun.sleep(20);
+        active--;
+        return Response.json({ text: "ok" });
+      },
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    const three = () => Promise.all([1, 2, 3].map(() => transcribe(app, goforwardWav, "audio/wav")));
+    for (const { res } of await three()) expect(res.status).toBe(200);
+    expect(peak).toBe(1);
+    peak = 0;
+    app.services.settings.set("remote_stt_concurrency", 3);
+    for (const { res } of await three()) expect(res.status).toBe(200);
+    expect(peak).toBe(3);
+    upstream.stop(true);
+  });
+
   test("vocabulary terms reach the engine's prompt, and a new term reaches the next request", async () => {
     const prompts: string[] = [];
     const upstream = Bun.serve({
