@@ -1,11 +1,13 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
+import { parseMediaType } from "../dictation/audio/media-type.ts";
 import { languageSchema } from "../dictation/language.ts";
 import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { partContentType } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../http/validate.ts";
@@ -41,10 +43,12 @@ interface Upload {
 async function readUpload(request: Request): Promise<Upload> {
   const type = request.headers.get("content-type") ?? undefined;
   if (type?.toLowerCase().startsWith("multipart/form-data")) {
-    const form = await request.formData().catch(() => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const form = await new Response(body, { headers: { "content-type": type } }).formData().catch(() => {
       throw new AppError(400, "invalid_multipart", "The multipart body could not be parsed.");
     });
-    const file = form.get("audio") ?? form.get("file");
+    const field = form.has("audio") ? "audio" : "file";
+    const file = form.get(field);
     if (!(file instanceof Blob)) {
       throw new AppError(
         400,
@@ -52,7 +56,13 @@ async function readUpload(request: Request): Promise<Upload> {
         'Send the recording as a multipart file field named "audio" (or "file").',
       );
     }
-    return { audio: new Uint8Array(await file.arrayBuffer()), contentType: file.type || undefined };
+    // The part's own type, parameters included: raw PCM needs its rate and channels.
+    const boundary = parseMediaType(type)?.params.boundary;
+    const partType = boundary === undefined ? undefined : partContentType(body, boundary, field);
+    return {
+      audio: new Uint8Array(await file.arrayBuffer()),
+      contentType: partType ?? (file.type || undefined),
+    };
   }
   const audio = new Uint8Array(await request.arrayBuffer());
   if (audio.length === 0) {
@@ -104,7 +114,7 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
     tag: "Dictation",
     summary: "Transcribe a recording and return finished text",
     description:
-      "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or a code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
+      "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`), typed by the part's own Content-Type with its parameters (raw PCM: audio/L16;rate=16000). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or an ISO 639 code; a region tag such as en-US or pt_BR counts as its base code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
     bodyTypes: [
       "audio/wav",
       "audio/webm",

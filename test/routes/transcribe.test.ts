@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
+import { goForward, librivoxClips, TESTDATA } from "../helpers/sphinx-testdata.ts";
 import { wer } from "../helpers/wer.ts";
 
 let dir: string;
@@ -104,6 +104,24 @@ describe("POST /api/transcribe with the sphinx engine (real speech)", () => {
       form.set(field, new Blob([goforwardWav], { type: "audio/wav" }), "clip.wav");
       const res = await app.request("/api/transcribe", { method: "POST", body: form });
       expect(res.status).toBe(200);
+      expect(((await res.json()) as Body).raw).toBe("go forward ten meters");
+    }
+  });
+
+  test("a multipart part's own type is read with its parameters: raw PCM in a form is decoded", async () => {
+    const app = sphinxApp();
+    const little = new Uint8Array(readFileSync(`${TESTDATA}/goforward.raw`));
+    const big = little.slice();
+    for (let i = 0; i + 1 < big.length; i += 2) [big[i], big[i + 1]] = [little[i + 1] ?? 0, little[i] ?? 0];
+    for (const [field, audio, type] of [
+      ["audio", big, "audio/L16;rate=16000"],
+      ["file", little, "audio/pcm"],
+    ] as const) {
+      const form = new FormData();
+      form.set("note", "not the audio");
+      form.set(field, new Blob([audio], { type }), "clip.raw");
+      const res = await app.request("/api/transcribe", { method: "POST", body: form });
+      expect({ type, status: res.status }).toEqual({ type, status: 200 });
       expect(((await res.json()) as Body).raw).toBe("go forward ten meters");
     }
   });
