@@ -22,11 +22,14 @@ interface Command {
   mark: string;
   modifiers: ReadonlySet<string>;
   followers: ReadonlySet<string>;
+  /** Converted only when a closing command for its mark comes later ("quote … unquote"). */
+  paired: boolean;
 }
 
 const DETERMINERS = new Set(
   [
-    "a an the this that these those each every any no some another one same whole",
+    // No numerals: "step one period" is a command, like "step two period".
+    "a an the this that these those each every any no some another same whole",
     "my your his her its our their whose which what per of during entire",
   ]
     .join(" ")
@@ -37,13 +40,14 @@ const command = (
   phrase: string,
   kind: CommandKind,
   mark: string,
-  nounUse: { modifiers?: string; followers?: string } = {},
+  nounUse: { modifiers?: string; followers?: string; paired?: boolean } = {},
 ): Command => ({
   words: phrase.split(" "),
   kind,
   mark,
   modifiers: new Set(nounUse.modifiers?.split(" ") ?? []),
   followers: new Set(["of", ...(nounUse.followers?.split(" ") ?? [])]),
+  paired: nounUse.paired ?? false,
 });
 
 const PERIOD_NOUN = {
@@ -61,6 +65,7 @@ const COMMANDS: readonly Command[] = [
   }),
   command("period", "attach", ".", PERIOD_NOUN),
   command("full stop", "attach", "."),
+  command("fullstop", "attach", "."),
   command("question mark", "attach", "?", { modifiers: "big huge" }),
   command("exclamation mark", "attach", "!"),
   command("exclamation point", "attach", "!"),
@@ -78,14 +83,18 @@ const COMMANDS: readonly Command[] = [
   command("open quote", "open", '"'),
   command("open quotes", "open", '"'),
   command("begin quote", "open", '"'),
+  // A bare "quote" is mostly a verb ("I quote him"): it opens only a quotation closed later.
+  command("quote", "open", '"', { followers: "unquote", paired: true }),
   command("close quote", "close", '"'),
   command("close quotes", "close", '"'),
   command("end quote", "close", '"'),
   command("unquote", "close", '"', { modifiers: "quote" }),
   command("open paren", "open", "("),
   command("open parenthesis", "open", "("),
+  command("open parentheses", "open", "("),
   command("close paren", "close", ")"),
   command("close parenthesis", "close", ")"),
+  command("close parentheses", "close", ")"),
 ];
 
 const BY_FIRST_WORD = new Map<string, Command[]>();
@@ -118,8 +127,30 @@ function commandAt(tokens: readonly Token[], index: number): Command | undefined
   const token = tokens[index];
   if (!isWord(token)) return undefined;
   return BY_FIRST_WORD.get(folded(token))?.find(
-    (entry) => spelledAt(tokens, index, entry) && !readsAsNoun(tokens, index, entry),
+    (entry) =>
+      spelledAt(tokens, index, entry) &&
+      !readsAsNoun(tokens, index, entry) &&
+      (!entry.paired || closedLater(tokens, index + entry.words.length, entry.mark)),
   );
+}
+
+const CLOSING: Readonly<Record<string, string>> = { '"': '"', "(": ")" };
+
+/** Whether a closing command for `openMark` follows; it looks at closing commands only. */
+function closedLater(tokens: readonly Token[], from: number, openMark: string): boolean {
+  for (let index = from; index < tokens.length; index++) {
+    const token = tokens[index];
+    const candidates = isWord(token) ? BY_FIRST_WORD.get(folded(token)) : undefined;
+    const closes = candidates?.some(
+      (entry) =>
+        entry.kind === "close" &&
+        entry.mark === CLOSING[openMark] &&
+        spelledAt(tokens, index, entry) &&
+        !readsAsNoun(tokens, index, entry),
+    );
+    if (closes) return true;
+  }
+  return false;
 }
 
 export function convertSpokenPunctuation(tokens: readonly Token[]): Token[] {
@@ -137,19 +168,22 @@ export function convertSpokenPunctuation(tokens: readonly Token[]): Token[] {
       continue;
     }
     const last = tokens[index + found.words.length - 1];
-    // The engine often punctuates the command word itself ("Period."); only brackets survive.
-    const leftover = isWord(last) ? last.trail.replace(/[,.;:?!…]/gu, "") : "";
-    pendingLead = applyCommand(out, found, leftover, pendingLead);
+    pendingLead = applyCommand(out, found, isWord(last) ? last.trail : "", pendingLead);
     index += found.words.length;
   }
   // An "open quote" with nothing after it opens nothing; it is dropped.
   return out;
 }
 
-/** Applies one command to the output so far; returns the opening marks still waiting for a word. */
-function applyCommand(out: Token[], found: Command, leftover: string, pendingLead: string): string {
+/**
+ * Applies one command to the output so far; returns the opening marks still waiting for a word.
+ * `commandTrail` is what the engine wrote after the command's last word ("Period.", "quote,").
+ */
+function applyCommand(out: Token[], found: Command, commandTrail: string, pendingLead: string): string {
   const previous = out.at(-1);
   const target: WordToken | undefined = isWord(previous) ? previous : undefined;
+  // The engine often punctuates the command word itself ("Period."); only brackets survive.
+  const leftover = commandTrail.replace(/[,.;:?!…]/gu, "");
   switch (found.kind) {
     case "open":
       return pendingLead + found.mark;
@@ -160,7 +194,19 @@ function applyCommand(out: Token[], found: Command, leftover: string, pendingLea
       if (target) target.trail = mergeMark(target.trail, found.mark) + leftover;
       return pendingLead;
     case "close":
-      if (target) target.trail += found.mark + leftover;
+      if (target) target.trail = closeTrail(target.trail, found.mark, commandTrail, leftover);
       return pendingLead;
   }
+}
+
+/**
+ * A closing mark after the last quoted word. The engine's comma or colon there is the pause
+ * before the command, not the speaker's ("hello, close quote" → `hello"`); its sentence end
+ * after the command ("close quote.") still ends the sentence unless one is already inside.
+ */
+function closeTrail(trail: string, mark: string, commandTrail: string, leftover: string): string {
+  const inside = trail.replace(/[,;:]+$/u, "");
+  const end = /[.?!]/u.exec(commandTrail)?.[0];
+  const ended = /[.?!…]$/u.test(inside);
+  return inside + mark + (end !== undefined && !ended ? end : "") + leftover;
 }

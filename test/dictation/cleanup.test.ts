@@ -106,6 +106,32 @@ describe("cleanTranscript: spoken punctuation", () => {
   ]);
 });
 
+describe("cleanTranscript: spoken punctuation variants behave alike", () => {
+  run([
+    ["it ends here full stop", "It ends here."],
+    ["it ends here fullstop", "It ends here."],
+    ["step one period step two period", "Step one. Step two."],
+    ["chapter one comma chapter two", "Chapter one, chapter two"],
+    ["item one new paragraph item two", "Item one\n\nItem two"],
+    ["note open parentheses optional close parentheses here", "Note (optional) here"],
+    ["he said quote hello end quote and left", 'He said "hello" and left'],
+    ["He said, quote, hello, unquote.", 'He said, "hello".'],
+    ["I quote him often", "I quote him often"],
+    ["get a quote today", "Get a quote today"],
+  ]);
+});
+
+describe("cleanTranscript: spacing and marks around closing quotes and brackets", () => {
+  run([
+    ["He said open quote hello close quote.", 'He said "hello".'],
+    ["He said, open quote, hello, close quote.", 'He said, "hello".'],
+    ["He said, open quote. Hello. Close quote. Then he left.", 'He said, "Hello." Then he left.'],
+    ["she asked open quote why question mark close quote", 'She asked "why?"'],
+    ["Call me, open paren, maybe, close paren, today.", "Call me, (maybe) today."],
+    ["he said open quote hello close quote comma then left", 'He said "hello", then left'],
+  ]);
+});
+
 describe("cleanTranscript: spoken punctuation words used as words", () => {
   run([
     ["the period of time was long", "The period of time was long"],
