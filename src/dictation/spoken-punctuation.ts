@@ -66,6 +66,7 @@ const COMMANDS: readonly Command[] = [
   command("period", "attach", ".", PERIOD_NOUN),
   command("full stop", "attach", "."),
   command("fullstop", "attach", "."),
+  command("full-stop", "attach", "."),
   command("question mark", "attach", "?", { modifiers: "big huge" }),
   command("exclamation mark", "attach", "!"),
   command("exclamation point", "attach", "!"),
@@ -75,10 +76,12 @@ const COMMANDS: readonly Command[] = [
   }),
   command("semicolon", "attach", ";"),
   command("semi colon", "attach", ";"),
+  command("semi-colon", "attach", ";"),
   command("ellipsis", "attach", "..."),
   command("dot dot dot", "attach", "..."),
   command("new line", "break", "\n", { followers: "item items character characters break breaks" }),
   command("newline", "break", "\n", { followers: "character characters" }),
+  command("new-line", "break", "\n", { followers: "character characters" }),
   command("new paragraph", "break", "\n\n"),
   command("open quote", "open", '"'),
   command("open quotes", "open", '"'),
@@ -95,6 +98,9 @@ const COMMANDS: readonly Command[] = [
   command("close paren", "close", ")"),
   command("close parenthesis", "close", ")"),
   command("close parentheses", "close", ")"),
+  command("end paren", "close", ")"),
+  command("end parenthesis", "close", ")"),
+  command("end parentheses", "close", ")"),
 ];
 
 const BY_FIRST_WORD = new Map<string, Command[]>();
@@ -155,6 +161,8 @@ function closedLater(tokens: readonly Token[], from: number, openMark: string): 
 
 export function convertSpokenPunctuation(tokens: readonly Token[]): Token[] {
   const out: Token[] = [];
+  // Words whose trail ends with a mark the speaker said: a closing quote keeps it inside.
+  const spoken = new WeakSet<WordToken>();
   let pendingLead = "";
   for (let index = 0; index < tokens.length; ) {
     const token = tokens[index];
@@ -168,7 +176,7 @@ export function convertSpokenPunctuation(tokens: readonly Token[]): Token[] {
       continue;
     }
     const last = tokens[index + found.words.length - 1];
-    pendingLead = applyCommand(out, found, isWord(last) ? last.trail : "", pendingLead);
+    pendingLead = applyCommand(out, found, isWord(last) ? last.trail : "", pendingLead, spoken);
     index += found.words.length;
   }
   // An "open quote" with nothing after it opens nothing; it is dropped.
@@ -179,7 +187,13 @@ export function convertSpokenPunctuation(tokens: readonly Token[]): Token[] {
  * Applies one command to the output so far; returns the opening marks still waiting for a word.
  * `commandTrail` is what the engine wrote after the command's last word ("Period.", "quote,").
  */
-function applyCommand(out: Token[], found: Command, commandTrail: string, pendingLead: string): string {
+function applyCommand(
+  out: Token[],
+  found: Command,
+  commandTrail: string,
+  pendingLead: string,
+  spoken: WeakSet<WordToken>,
+): string {
   const previous = out.at(-1);
   const target: WordToken | undefined = isWord(previous) ? previous : undefined;
   // The engine often punctuates the command word itself ("Period."); only brackets survive.
@@ -191,21 +205,34 @@ function applyCommand(out: Token[], found: Command, commandTrail: string, pendin
       out.push({ kind: "break", text: found.mark === "\n" ? "\n" : "\n\n" });
       return pendingLead;
     case "attach":
-      if (target) target.trail = mergeMark(target.trail, found.mark) + leftover;
+      if (target) {
+        target.trail = mergeMark(target.trail, found.mark) + leftover;
+        spoken.add(target);
+      }
       return pendingLead;
     case "close":
-      if (target) target.trail = closeTrail(target.trail, found.mark, commandTrail, leftover);
+      if (target) {
+        target.trail = closeTrail(target.trail, found.mark, commandTrail, leftover, spoken.has(target));
+        spoken.delete(target);
+      }
       return pendingLead;
   }
 }
 
 /**
  * A closing mark after the last quoted word. The engine's comma or colon there is the pause
- * before the command, not the speaker's ("hello, close quote" → `hello"`); its sentence end
+ * before the command, not the speaker's ("hello, close quote" → `hello"`), but a spoken one stays
+ * like a spoken question mark ("hello comma close quote" → `hello,"`). The engine's sentence end
  * after the command ("close quote.") still ends the sentence unless one is already inside.
  */
-function closeTrail(trail: string, mark: string, commandTrail: string, leftover: string): string {
-  const inside = trail.replace(/[,;:]+$/u, "");
+function closeTrail(
+  trail: string,
+  mark: string,
+  commandTrail: string,
+  leftover: string,
+  spokenMark: boolean,
+): string {
+  const inside = spokenMark ? trail : trail.replace(/[,;:]+$/u, "");
   const end = /[.?!]/u.exec(commandTrail)?.[0];
   const ended = /[.?!…]$/u.test(inside);
   return inside + mark + (end !== undefined && !ended ? end : "") + leftover;

@@ -114,6 +114,13 @@ describe("cleanTranscript: spoken punctuation variants behave alike", () => {
     ["chapter one comma chapter two", "Chapter one, chapter two"],
     ["item one new paragraph item two", "Item one\n\nItem two"],
     ["note open parentheses optional close parentheses here", "Note (optional) here"],
+    ["note open paren optional end paren here", "Note (optional) here"],
+    ["note open parenthesis optional end parenthesis here", "Note (optional) here"],
+    // Engines write some commands hyphenated.
+    ["we are ready full-stop", "We are ready."],
+    ["apples semi-colon pears", "Apples; pears"],
+    ["Dear Anna comma new-line thanks", "Dear Anna,\nThanks"],
+    ["the new-line character", "The new-line character"],
     ["he said quote hello end quote and left", 'He said "hello" and left'],
     ["He said, quote, hello, unquote.", 'He said, "hello".'],
     ["I quote him often", "I quote him often"],
@@ -129,6 +136,11 @@ describe("cleanTranscript: spacing and marks around closing quotes and brackets"
     ["she asked open quote why question mark close quote", 'She asked "why?"'],
     ["Call me, open paren, maybe, close paren, today.", "Call me, (maybe) today."],
     ["he said open quote hello close quote comma then left", 'He said "hello", then left'],
+    // A spoken mark before the closing command stays inside, like a spoken question mark.
+    ["he said open quote hello comma close quote then left", 'He said "hello," then left'],
+    ["He said, open quote, hello, comma, close quote, then left.", 'He said, "hello," then left.'],
+    ["He said, open quote, hello, close quote, then left.", 'He said, "hello" then left.'],
+    ["see open paren note colon close paren", "See (note:)"],
   ]);
 });
 
