@@ -41,7 +41,8 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
              each build). It coexists with an installed copy; enable it to run it.
   unlink     removes that development copy
   list, install, uninstall, enable, disable, reload
-             ask the running server (SVC_URL or --url; default http://HOST:PORT). install
+             ask the running server (SVC_URL or --url; default http://HOST:PORT). enable and
+             disable take a package name, or a slug that only one package has. install
              fetches from SVC_NPM_REGISTRY and leaves the plugin off unless --enable; uninstall
              keeps the plugin's stored data unless --purge.
 

@@ -1,7 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
-import { pluginSlug } from "../plugins/slug.ts";
 import type { PluginStatus } from "../plugins/types.ts";
 import { dialHost } from "./healthcheck.ts";
 
@@ -77,6 +76,23 @@ function describe(plugin: PluginStatus): string {
           : "installed, not listed";
   const label = plugin.label ? ` ${plugin.label}` : "";
   return `${plugin.name}@${plugin.version ?? "?"}${label}  /api/plugins/${plugin.slug}  ${state}\n`;
+}
+
+/**
+ * The package `target` means: the one with that exact name, else the only one with that slug.
+ * Slugs can be shared (`@a/b_c`, `a-b-c`), so a shared slug is refused rather than guessed.
+ */
+async function resolvePlugin(base: string, target: string): Promise<PluginStatus> {
+  const { items } = (await call(base, "GET", "/api/plugins")) as { items: PluginStatus[] };
+  const exact = items.find((item) => item.name === target);
+  if (exact) return exact;
+  const bySlug = items.filter((item) => item.slug === target);
+  const names = [...new Set(bySlug.map((item) => item.name))];
+  if (names.length > 1)
+    throw new CliError(`"${target}" is the slug of ${names.join(", ")}: give the package name instead`);
+  const [only] = bySlug;
+  if (!only) throw new CliError(`no listed or installed plugin is named "${target}": see svc plugins list`);
+  return only;
 }
 
 /** After link/unlink: a running server picks the change up now rather than at its next reload. */
@@ -177,7 +193,8 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
     }
     case "enable":
     case "disable": {
-      const path = `/api/plugins/${pluginSlug(needTarget())}/${command}`;
+      const { slug, name } = await resolvePlugin(base, needTarget());
+      const path = `/api/plugins/${slug}/${command}?name=${encodeURIComponent(name)}`;
       const { plugin } = (await call(base, "POST", path)) as { plugin: PluginStatus };
       io.stdout.write(describe(plugin));
       return 0;

@@ -20,8 +20,36 @@ export interface PluginLifecycle {
   }): Promise<{ plugin: PluginStatus; created: boolean }>;
   /** Unlists the plugin and deletes its files; its storage is kept unless `purge`. */
   uninstall(request: { specifier: string; purge?: boolean }): Promise<{ name: string; purged: number }>;
-  /** Switches a plugin on (listing it if needed) or off (`disabled_plugins`), then reloads. */
-  setEnabled(slug: string, enabled: boolean): Promise<PluginStatus>;
+  /**
+   * Switches a plugin on (listing it if needed) or off (`disabled_plugins`), then reloads. `name`
+   * picks one package where several share `slug`; without it a shared slug is refused.
+   */
+  setEnabled(slug: string, enabled: boolean, name?: string): Promise<PluginStatus>;
+}
+
+/**
+ * The one package `slug` (and `name`, when given) designates. Slugs are not unique across
+ * packages (`@a/b_c`, `a-b-c`), so a shared slug without a name is an error, never a guess.
+ */
+export function pickBySlug(all: readonly PluginStatus[], slug: string, name?: string): PluginStatus {
+  const matches = all.filter((status) => status.slug === slug);
+  if (name !== undefined) {
+    const exact = matches.find((status) => status.name === name);
+    if (!exact) throw notFound(`No listed or installed plugin named "${name}" has the slug "${slug}".`);
+    return exact;
+  }
+  const names = [...new Set(matches.map((status) => status.name))];
+  const [first] = matches;
+  if (!first) throw notFound(`No listed or installed plugin has the slug "${slug}".`);
+  if (names.length > 1) {
+    throw new AppError(
+      409,
+      "ambiguous_slug",
+      `Plugins ${names.map((item) => `"${item}"`).join(", ")} share the slug "${slug}": add ?name=<package name> to say which.`,
+      { details: { slug, names } },
+    );
+  }
+  return first;
 }
 
 export function createLifecycle(deps: {
@@ -86,11 +114,8 @@ export function createLifecycle(deps: {
       return { name: specifier, purged };
     },
 
-    async setEnabled(slug, enabled) {
-      const all = await deps.list();
-      const target =
-        all.find((status) => status.slug === slug && status.listed) ?? all.find((s) => s.slug === slug);
-      if (!target) throw notFound(`No listed or installed plugin has the slug "${slug}".`);
+    async setEnabled(slug, enabled, wanted) {
+      const target = pickBySlug(await deps.list(), slug, wanted);
       const { name } = target;
       const disabled = settings.disabled();
       if (enabled) {

@@ -12,6 +12,10 @@ export const uninstallBody = v.object({
   purge: v.optional(v.boolean("purge must be true or false")),
 });
 
+export const toggleQuery = v.object({
+  name: v.optional(v.pipe(v.string("name must be a string"), v.minLength(1), v.maxLength(300))),
+});
+
 const failure = v.object({ stage: v.string(), message: v.string() });
 
 const page = v.object({ id: v.string(), title: v.string(), entry: v.string(), url: v.string() });
@@ -90,8 +94,10 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/:slug/enable",
     tag,
     summary: "Switch a plugin on",
-    description: "Removes it from `disabled_plugins` and lists it in `plugins` if needed, then reloads.",
+    description:
+      "Removes it from `disabled_plugins` and lists it in `plugins` if needed, then reloads. Where several packages share the slug, `name` (the package name) says which; without it that is 409 ambiguous_slug. 404 not_found when no package matches.",
     params: slugParams,
+    query: toggleQuery,
     responses: { 200: { description: "The plugin", schema: oneSchema } },
   },
   {
@@ -99,8 +105,10 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/:slug/disable",
     tag,
     summary: "Switch a plugin off",
-    description: "Adds it to `disabled_plugins`: its hooks and routes stop; files and storage are kept.",
+    description:
+      "Adds it to `disabled_plugins`: its hooks and routes stop; files and storage are kept. `name` and the errors are as for enable.",
     params: slugParams,
+    query: toggleQuery,
     responses: { 200: { description: "The plugin", schema: oneSchema } },
   },
   {

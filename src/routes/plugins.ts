@@ -3,11 +3,11 @@ import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { rawPath } from "../http/raw-path.ts";
 import type { AppEnv } from "../http/types.ts";
-import { readJson } from "../http/validate.ts";
+import { readJson, readQuery } from "../http/validate.ts";
 import { namespaceSlug } from "../plugins/dispatch.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import { servePluginAsset } from "../plugins/ui-static.ts";
-import { installBody, pluginDocs, uninstallBody } from "./plugins-docs.ts";
+import { installBody, pluginDocs, toggleQuery, uninstallBody } from "./plugins-docs.ts";
 
 /**
  * `/api/plugins` management. Registered before the namespace dispatcher, which is why
@@ -21,8 +21,10 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
     const items = await plugins.list();
     return { items, total: items.length };
   };
-  const toggle = (enabled: boolean) => async (c: Context<AppEnv>) =>
-    c.json({ plugin: await plugins.setEnabled(c.req.param("slug") ?? "", enabled) });
+  const toggle = (enabled: boolean) => async (c: Context<AppEnv>) => {
+    const { name } = readQuery(c, toggleQuery);
+    return c.json({ plugin: await plugins.setEnabled(c.req.param("slug") ?? "", enabled, name) });
+  };
 
   return new Hono<AppEnv>()
     .get("/", async (c) => c.json(await listing()))

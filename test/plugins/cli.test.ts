@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
 import { runBinary } from "../helpers/binary.ts";
-import { type PluginApp, startPluginApp } from "./helpers.ts";
+import { type PluginApp, pluginsDirWith, startPluginApp } from "./helpers.ts";
 import { startRegistry } from "./registry-server.ts";
 
 let registry: Awaited<ReturnType<typeof startRegistry>>;
@@ -23,11 +25,19 @@ afterAll(() => {
 });
 
 async function cli(...args: string[]) {
+  return cliWith({}, ...args);
+}
+
+async function cliWith(env: Record<string, string>, ...args: string[]) {
+  return cliAt(server, env, ...args);
+}
+
+async function cliAt(target: ReturnType<typeof Bun.serve>, env: Record<string, string>, ...args: string[]) {
   let stdout = "";
   let stderr = "";
   const code = await runPluginsCommand(
     args,
-    { SVC_URL: `http://127.0.0.1:${server.port}` },
+    { SVC_URL: `http://127.0.0.1:${target.port}`, ...env },
     {
       stdout: { write: (text: string) => (stdout += text) },
       stderr: { write: (text: string) => (stderr += text) },
@@ -104,5 +114,78 @@ describe("svc plugins against a running server", () => {
     );
     expect(code).toBe(1);
     expect(stderr).toContain("SVC_PLUGINS_DIR");
+  });
+});
+
+describe("svc plugins enable/disable where two packages share a slug", () => {
+  // "@fx/collide" (listed) and "fx-collide" (installed, not listed) both have the slug fx-collide.
+  let collide: PluginApp;
+  let collideServer: ReturnType<typeof Bun.serve>;
+  const run = (...args: string[]) => cliAt(collideServer, {}, ...args);
+
+  beforeAll(async () => {
+    collide = await startPluginApp({
+      fixtures: ["fx-collide", "fx-collide-unscoped"],
+      entries: ["@fx/collide"],
+    });
+    collideServer = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => collide.app.fetch(request),
+    });
+  });
+
+  afterAll(() => collideServer.stop(true));
+
+  test("a package name acts on exactly that package, even when it is the other's slug", async () => {
+    const result = await run("enable", "fx-collide");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toStartWith("fx-collide@");
+    expect(collide.services.settings.get("plugins")).toEqual(["@fx/collide", "fx-collide"]);
+    expect(collide.services.settings.get("disabled_plugins")).toEqual([]);
+
+    expect((await run("disable", "fx-collide")).code).toBe(0);
+    expect(collide.services.settings.get("disabled_plugins")).toEqual(["fx-collide"]);
+    expect((await collide.status("@fx/collide"))?.enabled).toBe(true);
+  });
+
+  test("an unknown name, or a slug two packages share, is refused with what to give instead", async () => {
+    const unknown = await run("disable", "@fx/collide-nope");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no listed or installed plugin is named "@fx/collide-nope"');
+
+    // "fx.collide" beside "@fx/collide": the slug fx-collide now names neither package exactly.
+    const dir = pluginsDirWith("fx-collide", "fx-collide-unscoped");
+    const manifest = join(dir, "fx-collide-unscoped", "package.json");
+    writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"fx-collide"', '"fx.collide"'));
+    const other = await startPluginApp({ pluginsDir: dir, entries: ["@fx/collide"] });
+    const otherServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => other.app.fetch(r) });
+    try {
+      const shared = await cliAt(otherServer, {}, "disable", "fx-collide");
+      expect(shared.code).toBe(1);
+      expect(shared.stderr).toContain(
+        '"fx-collide" is the slug of @fx/collide, fx.collide: give the package name instead',
+      );
+      expect(other.services.settings.get("disabled_plugins")).toEqual([]);
+      expect((await cliAt(otherServer, {}, "enable", "fx.collide")).code).toBe(0);
+      expect(other.services.settings.get("plugins")).toEqual(["@fx/collide", "fx.collide"]);
+    } finally {
+      otherServer.stop(true);
+    }
+  });
+
+  test("the API refuses a shared slug without ?name= (409 ambiguous_slug) and obeys it with one", async () => {
+    const res = await collide.request("/api/plugins/fx-collide/disable", { method: "POST" });
+    expect(res.status).toBe(409);
+    const body = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+    expect(body.error.code).toBe("ambiguous_slug");
+    expect(body.error.details).toEqual({ slug: "fx-collide", names: ["@fx/collide", "fx-collide"] });
+    const named = await collide.request("/api/plugins/fx-collide/disable?name=%40fx%2Fcollide", {
+      method: "POST",
+    });
+    expect(named.status).toBe(200);
+    expect(((await named.json()) as { plugin: { name: string } }).plugin.name).toBe("@fx/collide");
+    const wrong = await collide.request("/api/plugins/fx-collide/enable?name=other", { method: "POST" });
+    expect(wrong.status).toBe(404);
   });
 });
