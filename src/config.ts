@@ -95,6 +95,7 @@ export const envSchema = v.object({
   SVC_MAX_BODY_SIZE: byteSize("SVC_MAX_BODY_SIZE", "64mb", 1024),
   SVC_SHUTDOWN_TIMEOUT_MS: integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
   SVC_PLUGINS_DIR: v.optional(v.string()),
+  SVC_PLUGIN_SETUP_TIMEOUT_MS: integer("SVC_PLUGIN_SETUP_TIMEOUT_MS", 100, 600_000, 10_000),
   SVC_MODELS_DIR: v.optional(v.string()),
   SVC_NPM_REGISTRY: v.pipe(
     v.optional(v.string(), "https://registry.npmjs.org"),
@@ -120,6 +121,8 @@ export type Config = {
   maxBodyBytes: number;
   shutdownTimeoutMs: number;
   pluginsDir: string;
+  /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */
+  pluginSetupTimeoutMs: number;
   modelsDir: string;
   npmRegistry: string;
   /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
@@ -156,6 +159,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxBodyBytes: out.SVC_MAX_BODY_SIZE,
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
     pluginsDir: resolve(out.SVC_PLUGINS_DIR?.trim() || join(dataDir, "plugins")),
+    pluginSetupTimeoutMs: out.SVC_PLUGIN_SETUP_TIMEOUT_MS,
     modelsDir: resolve(out.SVC_MODELS_DIR?.trim() || join(dataDir, "models")),
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),

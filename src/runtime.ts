@@ -111,6 +111,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     validateModel: (path) => {
       validateWhisperModel(path);
     },
+    pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
   });
   // A broken plugins folder is reported, never fatal: svc runs without plugins.
   await runtime.plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));

@@ -24,6 +24,7 @@ describe("loadConfig", () => {
       logLevel: "info",
       maxBodyBytes: 64 * 1024 * 1024,
       shutdownTimeoutMs: 10_000,
+      pluginSetupTimeoutMs: 10_000,
       pluginsDir: "/tmp/x/plugins",
       modelsDir: "/tmp/x/models",
       npmRegistry: "https://registry.npmjs.org",
@@ -67,6 +68,15 @@ describe("loadConfig", () => {
       problems({ SVC_DB_PATH: "/tmp/a.db", SVC_ALLOWED_HOSTS: "svc.lan, svc.lan:8080, https://x.example" }),
     ).toEqual([
       "SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path): svc.lan:8080, https://x.example",
+    ]);
+  });
+
+  test("SVC_PLUGIN_SETUP_TIMEOUT_MS is read and bounded", () => {
+    expect(
+      loadConfig({ SVC_DB_PATH: "/tmp/a.db", SVC_PLUGIN_SETUP_TIMEOUT_MS: "250" }).pluginSetupTimeoutMs,
+    ).toBe(250);
+    expect(problems({ SVC_DB_PATH: "/tmp/a.db", SVC_PLUGIN_SETUP_TIMEOUT_MS: "0" })).toEqual([
+      "SVC_PLUGIN_SETUP_TIMEOUT_MS must be at least 100",
     ]);
   });
 

@@ -17,6 +17,8 @@ Environment:
   SVC_MAX_BODY_SIZE        largest request body (default 64mb)
   SVC_SHUTDOWN_TIMEOUT_MS  how long in-flight requests may finish on SIGTERM (default 10000)
   SVC_PLUGINS_DIR          plugins folder (default: plugins/ beside the database)
+  SVC_PLUGIN_SETUP_TIMEOUT_MS
+                           longest a plugin's setup may take before it is skipped (default 10000)
   SVC_NPM_REGISTRY         registry plugins are installed from (default https://registry.npmjs.org)
   SVC_MODELS_DIR           speech models folder (default: models/ beside the database)
   SVC_MODEL_BASE_URL       where models are downloaded from (default: the whisper.cpp files on Hugging Face)

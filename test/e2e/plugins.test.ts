@@ -9,6 +9,7 @@ const fixtures = resolve(import.meta.dir, "../fixtures/plugins");
 let dir: string;
 let pluginsDir: string;
 let server: RunningServer;
+let env: Record<string, string>;
 
 type Listing = {
   items: {
@@ -37,16 +38,17 @@ beforeAll(async () => {
   await compiledBinary();
   dir = mkdtempSync(join(tmpdir(), "svc-e2e-plugins-"));
   pluginsDir = join(dir, "data", "plugins");
+  env = { SVC_DB_PATH: join(dir, "data", "svc.db"), SVC_PLUGIN_SETUP_TIMEOUT_MS: "300" };
   mkdirSync(pluginsDir, { recursive: true });
-  for (const name of ["fx-transform", "fx-routes", "fx-throws-setup"]) {
+  for (const name of ["fx-transform", "fx-routes", "fx-throws-setup", "fx-hangs-setup"]) {
     cpSync(join(fixtures, name), join(pluginsDir, name), { recursive: true });
   }
-  server = await startBinary({ SVC_DB_PATH: join(dir, "data", "svc.db") });
+  server = await startBinary(env);
   const res = await fetch(`${server.url}/api/settings/plugins`, {
     method: "PUT",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
-      value: [["@fx/transform", { suffix: " [e2e]" }], "@fx/routes", "@fx/throws-setup"],
+      value: [["@fx/transform", { suffix: " [e2e]" }], "@fx/routes", "@fx/throws-setup", "@fx/hangs-setup"],
     }),
   });
   expect(res.status).toBe(200);
@@ -159,9 +161,15 @@ describe("plugins in the compiled binary", () => {
 
   test("after a restart the listed plugins load again from the settings", async () => {
     await server.stop();
-    server = await startBinary({ SVC_DB_PATH: join(dir, "data", "svc.db") });
+    server = await startBinary(env);
     await waitForLoaded(["@fx/transform", "@fx/routes"]);
     const res = await fetch(`${server.url}/api/plugins/fx-transform/sdk`);
     expect(res.status).toBe(200);
+    // A setup that never settles holds start up for SVC_PLUGIN_SETUP_TIMEOUT_MS, then is skipped.
+    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
+    expect(listing.items.find((item) => item.name === "@fx/hangs-setup")).toMatchObject({
+      loaded: false,
+      error: { stage: "setup", message: "timed out after 300 ms" },
+    });
   }, 30_000);
 });
