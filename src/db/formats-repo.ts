@@ -61,9 +61,10 @@ export interface FormatsRepo {
   resetBuiltins(builtins: readonly BuiltinFormat[]): number;
   exportAll(): FormatItem[];
   /**
-   * Items with a known builtinKey overwrite that built-in; unknown keys are skipped. Other items
-   * are user formats: `merge` adds those not already present (same label and pattern), `replace`
-   * first deletes every user format. Runs in a savepoint.
+   * Matches items to formats by builtinKey, or for user formats by label and pattern (any case).
+   * A match whose content differs is updated in place (same id); unmatched user formats are added;
+   * unknown built-in keys are skipped. `merge` keeps the formats the items do not name; `replace`
+   * deletes those user formats (built-ins are never deleted). Runs in a savepoint.
    */
   importAll(items: readonly FormatItem[], options?: ImportOptions): ImportSummary;
   /** Increases on every change made through this repository; the matcher recompiles on a new number. */
@@ -135,7 +136,9 @@ export function createFormatsRepo(db: Database): FormatsRepo {
      updated_at = ?7 WHERE builtin_key = ?8`,
   );
   const delUser = db.query<never, [number]>("DELETE FROM formats WHERE id = ? AND builtin_key IS NULL");
-  const delAllUser = db.query<never, []>("DELETE FROM formats WHERE builtin_key IS NULL");
+  const delUserExcept = db.query<never, [string]>(
+    "DELETE FROM formats WHERE builtin_key IS NULL AND id NOT IN (SELECT value FROM json_each(?))",
+  );
   const delRetired = db.query<never, [string]>(
     "DELETE FROM formats WHERE builtin_key IS NOT NULL AND builtin_key NOT IN (SELECT value FROM json_each(?))",
   );
@@ -162,26 +165,34 @@ export function createFormatsRepo(db: Database): FormatsRepo {
 
   const importAll = db.transaction((items: readonly FormatItem[], options: ImportOptions) => {
     const summary: ImportSummary = { created: 0, updated: 0, unchanged: 0, deleted: 0 };
-    if (options.mode === "replace") summary.deleted = delAllUser.run().changes;
     const now = new Date().toISOString();
-    const present = new Set(
-      everything
-        .all()
-        .filter((row) => !row.builtin_key)
-        .map(identity),
-    );
+    const known = new Map(everything.all().map((row) => [identity(row), row]));
+    const touched: number[] = [];
     for (const item of items) {
-      if (item.builtinKey) {
-        if (changeBuiltin.run(...params(item, now), item.builtinKey).changes > 0) summary.updated++;
-        else summary.unchanged++;
-      } else if (present.has(identity({ label: item.label, app_pattern: item.appPattern }))) {
+      const key = identity({
+        builtin_key: item.builtinKey ?? null,
+        label: item.label,
+        app_pattern: item.appPattern,
+      });
+      const prev = known.get(key);
+      // A built-in this release does not ship is skipped: only a release adds built-ins.
+      if (!prev && item.builtinKey) {
         summary.unchanged++;
-      } else {
-        insert.get(null, ...params(item, now));
-        present.add(identity({ label: item.label, app_pattern: item.appPattern }));
-        summary.created++;
+        continue;
+      }
+      let row: FormatRow | null = prev ?? null;
+      if (!prev) row = insert.get(null, ...params(item, now));
+      else if (!sameContent(prev, item)) row = change.get(...params(item, now), prev.id);
+      if (!prev) summary.created++;
+      else if (row !== prev) summary.updated++;
+      else summary.unchanged++;
+      if (row) {
+        touched.push(row.id);
+        known.set(key, row);
       }
     }
+    // Built-ins are never deleted; user formats the items do not name are, keeping the ids of the rest.
+    if (options.mode === "replace") summary.deleted = delUserExcept.run(JSON.stringify(touched)).changes;
     const total = countAll.get()?.n ?? 0;
     if (options.maxEntries !== undefined && total > options.maxEntries) {
       throw new AppError(
@@ -235,5 +246,19 @@ export function createFormatsRepo(db: Database): FormatsRepo {
   };
 }
 
-const identity = (row: { label: string; app_pattern: string }) =>
-  `${row.label.toLowerCase()}\u0000${row.app_pattern.toLowerCase()}`;
+/** What an import matches on: a built-in's key, else a user format's label and pattern in any case. */
+const identity = (row: { builtin_key: string | null; label: string; app_pattern: string }) =>
+  row.builtin_key !== null
+    ? `builtin\u0000${row.builtin_key}`
+    : `user\u0000${row.label.toLowerCase()}\u0000${row.app_pattern.toLowerCase()}`;
+
+// Styles are compared in the schema's key order, so an older row's key order is not a change.
+const styleText = (style: unknown) => JSON.stringify(v.parse(storedStyleSchema, style));
+
+const sameContent = (row: FormatRow, item: FormatInput) =>
+  row.label === item.label &&
+  row.app_pattern === item.appPattern &&
+  row.instructions === item.instructions &&
+  row.enabled === (item.enabled ? 1 : 0) &&
+  row.priority === item.priority &&
+  styleText(JSON.parse(row.style)) === styleText(item.style);

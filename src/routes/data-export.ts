@@ -10,7 +10,7 @@ const importQuerySchema = v.object({
     v.pipe(
       v.picklist(["merge", "replace"], 'mode must be "merge" or "replace"'),
       v.description(
-        "merge (default) upserts and keeps what the document does not name; replace makes each included section equal to the document.",
+        "merge (default) upserts and keeps what the document does not name; replace makes each included section equal to the document (built-in formats are never deleted). Entries match by dictionary key, vocabulary term (any case) and format builtinKey, or label and appPattern (any case); a matched entry is updated in place and keeps its id.",
       ),
     ),
     "merge",

@@ -83,7 +83,68 @@ describe("formats repo: exportAll and importAll", () => {
     expect(target.importAll(source.exportAll()).created).toBe(0);
   });
 
-  test("replace drops the user's formats first; unknown built-in keys are skipped", () => {
+  test("merge updates a matching format in place, adds new ones and keeps the rest", () => {
+    const { repo } = fresh();
+    repo.seedBuiltins(builtinFormats);
+    const kept = repo.create({ ...mine, label: "Kept", appPattern: "kept" });
+    const edited = repo.create(mine);
+    const email = repo.all().find((format) => format.builtinKey === "email");
+    if (!email) throw new Error("email built-in missing");
+    const before = repo.version();
+    const summary = repo.importAll([
+      {
+        ...mine,
+        label: "MINE",
+        instructions: "Be brief.",
+        priority: 3,
+        style: { ...mine.style, capitalize: false },
+      },
+      { ...email, builtinKey: "email", enabled: false },
+      { ...mine, label: "New", appPattern: "new" },
+    ]);
+    expect(summary).toEqual({ created: 1, updated: 2, unchanged: 0, deleted: 0 });
+    expect(repo.get(edited.id)).toMatchObject({
+      label: "MINE",
+      instructions: "Be brief.",
+      priority: 3,
+      style: { capitalize: false },
+    });
+    expect(repo.get(email.id)?.enabled).toBe(false);
+    expect(repo.get(kept.id)?.label).toBe("Kept");
+    expect(repo.all().filter((format) => format.label === "New")).toHaveLength(1);
+    expect(repo.version()).toBeGreaterThan(before);
+  });
+
+  test("importing the export again changes nothing, built-ins included", () => {
+    const { repo } = fresh();
+    repo.seedBuiltins(builtinFormats);
+    repo.create(mine);
+    const before = repo.version();
+    const summary = repo.importAll(repo.exportAll(), { mode: "replace" });
+    expect(summary).toEqual({ created: 0, updated: 0, unchanged: builtinFormats.length + 1, deleted: 0 });
+    expect(repo.version()).toBe(before);
+  });
+
+  test("replace keeps the ids of the formats the items still name and deletes only the others", () => {
+    const { repo } = fresh();
+    repo.seedBuiltins(builtinFormats);
+    const stays = repo.create(mine);
+    const changes = repo.create({ ...mine, label: "Changes", appPattern: "changes" });
+    repo.create({ ...mine, label: "Goes", appPattern: "goes" });
+    const summary = repo.importAll(
+      [mine, { ...mine, label: "Changes", appPattern: "changes", enabled: false }],
+      { mode: "replace" },
+    );
+    expect(summary).toEqual({ created: 0, updated: 1, unchanged: 1, deleted: 1 });
+    const users = repo.all().filter((format) => !format.isBuiltin);
+    expect(users.map((format) => [format.id, format.label, format.enabled])).toEqual([
+      [stays.id, "Mine", true],
+      [changes.id, "Changes", false],
+    ]);
+    expect(repo.all().filter((format) => format.isBuiltin)).toHaveLength(builtinFormats.length);
+  });
+
+  test("replace deletes user formats the items do not name; unknown built-in keys are skipped", () => {
     const { repo } = fresh();
     repo.create(mine);
     const summary = repo.importAll(

@@ -180,7 +180,10 @@ describe("export and import of dictionary, vocabulary and formats", () => {
     const t = createTestApp();
     await populate(t);
     const res = await importInto(t, await exportFrom(t));
-    expect(await res.json()).toMatchObject({ dictionary: { created: 0, updated: 0, unchanged: 2 } });
+    expect(await res.json()).toMatchObject({
+      dictionary: { created: 0, updated: 0, unchanged: 2 },
+      formats: { created: 0, updated: 0, deleted: 0 },
+    });
   });
 
   test("replace makes a list equal to the document; lists it leaves out are untouched", async () => {
