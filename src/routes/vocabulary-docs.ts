@@ -47,7 +47,9 @@ export function documentVocabulary(docs: ApiDocs): void {
         description:
           "Body: a JSON array of {term, notes?} or of plain strings (application/json), or CSV with a header " +
           "naming `term` and optionally `notes` (text/csv; RFC 4180). All or nothing, exactly like the " +
-          "dictionary import: any invalid row fails the request with 400 invalid_import listing the rows. " +
+          "dictionary import: any invalid row fails the request with 400 invalid_import listing the rows; " +
+          "malformed CSV or JSON, a JSON body that is not an array, or JSON nested over 64 levels is 400 " +
+          "invalid_csv, invalid_json, invalid_request or json_too_deep. " +
           "mode=merge (default) adds new terms and updates notes (a missing notes column keeps them); " +
           `mode=replace also deletes terms the file does not name. Over ${maxImportBytes} bytes or ${maxEntries} ` +
           "rows: 413 payload_too_large; leaving the vocabulary over its limit: 413 limit_exceeded.",

@@ -130,6 +130,58 @@ describe("POST /api/import", () => {
   });
 });
 
+describe("the API reference of the import routes", () => {
+  const describedAs = async (t: TestApp, method: string, path: string) => {
+    const doc = (await (await t.request("/api/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { description: string }>>;
+    };
+    return doc.paths[path]?.[method]?.description ?? "";
+  };
+
+  test("names every error code POST /api/import answers with", async () => {
+    const t = createTestApp();
+    const doc = (settings: unknown) => JSON.stringify({ format: "svc-export", version: 1, settings });
+    const bodies: [string, string][] = [
+      ["", '{"format":"other"}'],
+      ["", doc({ language: 5 })],
+      ["", doc({ "Bad Key": 1 })],
+      ["", doc({ "console.x": "x".repeat(20_000) })],
+      ["", "{not json"],
+      ["", `${"[".repeat(100)}${"]".repeat(100)}`],
+      ["?mode=append", doc({})],
+    ];
+    const description = await describedAs(t, "post", "/api/import");
+    for (const [query, body] of bodies) {
+      const res = await t.request(`/api/import${query}`, { method: "POST", body });
+      const { code } = ((await res.json()) as ErrorBody).error;
+      expect(description).toContain(`${res.status} ${code}`);
+    }
+  });
+
+  test("names every error code a dictionary or vocabulary import answers with", async () => {
+    const t = createTestApp();
+    const bodies = ['[{"key":""}]', '{"key":"a"}', "[not json", `[${"[".repeat(100)}${"]".repeat(100)}]`];
+    for (const table of ["dictionary", "vocabulary"]) {
+      const description = await describedAs(t, "post", `/api/${table}/import`);
+      for (const body of bodies) {
+        const res = await t.request(`/api/${table}/import`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+        });
+        expect(res.status).toBe(400);
+        expect(description).toContain(((await res.json()) as ErrorBody).error.code);
+      }
+      const csv = await t.request(`/api/${table}/import`, {
+        method: "POST",
+        headers: { "content-type": "text/csv" },
+        body: 'key,value\n"unclosed',
+      });
+      expect(description).toContain(((await csv.json()) as ErrorBody).error.code);
+    }
+  });
+});
+
 describe("export and import of dictionary, vocabulary and formats", () => {
   async function populate(t: TestApp) {
     expect(
