@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { Database } from "./db/database.ts";
-import type { EventBus } from "./events.ts";
+import type { EventBus, EventType } from "./events.ts";
 import { jsonObject, parseOrThrow } from "./http/validate.ts";
 import { isKnownSetting } from "./settings/catalog.ts";
 import type { SettingsImport, SettingsService } from "./settings/service.ts";
@@ -24,7 +24,7 @@ export interface DataSection<T = unknown> {
   /** Runs inside the caller's transaction; `replace` also deletes what the items do not name. */
   importAll(items: readonly T[], mode: ImportMode): ImportCounts;
   /** Published after an import, e.g. "dictionary.changed" (with `action: "import"` and the counts). */
-  event: string;
+  event: EventType;
 }
 
 /** Erases a section's item type; importAll only ever receives items its own schema produced. */
@@ -89,7 +89,8 @@ export function createDataTransfer(deps: {
   // Published after the commit, so no client hears of a change that was rolled back.
   function announce(mode: ImportMode, lists: Record<string, ImportCounts>, restored?: SettingsImport) {
     for (const [name, counts] of Object.entries(lists)) {
-      events.publish(sections[name]?.event ?? `${name}.changed`, { action: "import", mode, ...counts });
+      const event = sections[name]?.event;
+      if (event) events.publish(event, { action: "import", mode, ...counts });
     }
     for (const key of restored?.reset ?? []) {
       if (!isKnownSetting(key)) events.publish("settings.deleted", { key });

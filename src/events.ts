@@ -1,3 +1,29 @@
+/**
+ * Every event type the server publishes on `/api/events` (after the `hello` each socket gets first).
+ * The bus accepts only these, so the list in the API reference cannot fall behind the code.
+ */
+export const eventTypes = [
+  "settings.changed",
+  "settings.deleted",
+  "dictionary.changed",
+  "vocabulary.changed",
+  "formats.changed",
+  "data.imported",
+  "history.created",
+  "history.deleted",
+  "history.cleared",
+  "history.purged",
+  "transcription.completed",
+  "models.progress",
+  "models.installed",
+  "models.failed",
+  "models.deleted",
+  "plugins.changed",
+  "plugins.installed",
+  "plugins.uninstalled",
+] as const;
+export type EventType = (typeof eventTypes)[number];
+
 /** A server event as pushed on `/api/events`: `{"type": "dictionary.changed", ...}`. */
 export type ServerEvent = { type: string; time: string } & Record<string, unknown>;
 
@@ -5,7 +31,7 @@ export type EventListener = (event: ServerEvent) => void;
 
 export interface EventBus {
   /** Publishes to every subscriber; one call from anywhere in the app. */
-  publish(type: string, data?: Record<string, unknown>): void;
+  publish(type: EventType, data?: Record<string, unknown>): void;
   subscribe(listener: EventListener): () => void;
   readonly size: number;
 }

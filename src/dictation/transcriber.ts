@@ -39,7 +39,7 @@ export interface TranscriberDeps {
     language: string | null;
   }): Promise<PostProcessed>;
   record(entry: HistoryEntry): number | null;
-  publish(type: string, data: Record<string, unknown>): void;
+  publish(type: "transcription.completed", data: Record<string, unknown>): void;
   limits(): { maxAudioMs: number; timeoutMs: number; language: string };
 }
 

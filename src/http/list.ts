@@ -10,9 +10,10 @@ export interface Page<T> {
 
 export const maxPageSize = 500;
 
-const wholeNumber = (name: string, min: number, max: number, fallback: number) =>
+const wholeNumber = (name: string, min: number, max: number, fallback: number, description: string) =>
   v.pipe(
     v.optional(v.string(), String(fallback)),
+    v.description(description),
     v.regex(/^\d{1,9}$/, `${name} must be a whole number`),
     v.transform(Number),
     v.minValue(min, `${name} must be at least ${min}`),
@@ -29,13 +30,14 @@ export function listQuerySchema<const F extends readonly [string, ...string[]]>(
 ) {
   const orders = fields.flatMap((field) => [field, `${field}:asc`, `${field}:desc`]);
   return v.object({
-    limit: wholeNumber("limit", 1, maxPageSize, 50),
-    offset: wholeNumber("offset", 0, 1_000_000_000, 0),
+    limit: wholeNumber("limit", 1, maxPageSize, 50, `Page size: 1-${maxPageSize}, default 50.`),
+    offset: wholeNumber("offset", 0, 1_000_000_000, 0, "Items to skip, default 0."),
     search: v.optional(
       v.pipe(v.string(), v.trim(), v.maxLength(200, "search must be at most 200 characters")),
     ),
     orderBy: v.pipe(
       v.optional(v.string(), defaultOrder),
+      v.description(`One of ${fields.join(", ")}, optionally with :asc or :desc; default ${defaultOrder}.`),
       v.picklist(orders, `orderBy must be one of ${fields.join(", ")}, optionally with :asc or :desc`),
       v.transform((value) => {
         const [field, direction] = value.split(":");

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { AppError } from "../errors.ts";
+import { eventTypes } from "../events.ts";
 import type { RouteDoc } from "../http/api-docs.ts";
 import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
@@ -9,8 +10,7 @@ export const eventsDocs: RouteDoc = {
   path: "/api/events",
   tag: "Server",
   summary: "Event stream (WebSocket)",
-  description:
-    'Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","value":"en","time":"..."}, {"type":"history.created","id":1,...}. Secret values are never sent. Without an upgrade the route answers 426.',
+  description: `Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","value":"en","time":"..."}, {"type":"history.created","id":1,...}. Event types: ${eventTypes.join(", ")}. Secret values are never sent. Without an upgrade the route answers 426.`,
   responses: { 101: { description: "Switching to the WebSocket protocol" } },
 };
 

@@ -20,7 +20,7 @@ export interface KeyedRoutesSpec<E extends { id: number }, I, F extends string, 
   repo: KeyedRepo<E, I, F, X>;
   events: EventBus;
   /** Names the path (`/api/<name>`), the event (`<name>.changed`) and the export file (`svc-<name>`). */
-  name: string;
+  name: "dictionary" | "vocabulary";
   exportColumns: readonly (keyof X & string)[];
   listQuery: v.GenericSchema<unknown, ListQuery<F>>;
   create: v.GenericSchema<unknown, I>;

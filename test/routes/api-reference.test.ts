@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createEventBus, eventTypes } from "../../src/events.ts";
 import { toOpenApiPath } from "../../src/http/api-docs.ts";
 import { createTestApp } from "../helpers/app.ts";
 
@@ -58,6 +59,28 @@ describe("GET /api/openapi.json", () => {
     expect(doc.paths["/api/settings/{key}"]?.put?.requestBody).toMatchObject({
       content: { "application/json": { schema: { required: ["value"] } } },
     });
+  });
+
+  test("states the page size bounds the list routes enforce", async () => {
+    const t = createTestApp();
+    const doc = (await (await t.request("/api/openapi.json")).json()) as {
+      paths: Record<string, { get: { parameters: { name: string; schema: { description?: string } }[] } }>;
+    };
+    const limit = doc.paths["/api/history"]?.get.parameters.find((p) => p.name === "limit");
+    expect(limit?.schema.description).toBe("Page size: 1-500, default 50.");
+    expect((await t.request("/api/history?limit=500")).status).toBe(200);
+    expect((await t.request("/api/history?limit=501")).status).toBe(400);
+  });
+
+  test("lists every event type the server publishes, and the bus takes no other", async () => {
+    const t = createTestApp();
+    const doc = (await (await t.request("/api/openapi.json")).json()) as {
+      paths: Record<string, { get: { description: string } }>;
+    };
+    const description = doc.paths["/api/events"]?.get.description ?? "";
+    for (const type of eventTypes) expect(description).toContain(type);
+    // @ts-expect-error: an event type outside eventTypes does not compile.
+    createEventBus().publish("history.renamed");
   });
 });
 

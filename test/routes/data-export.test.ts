@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { createDataTransfer, type DataSection } from "../../src/data-transfer.ts";
 import type { Database } from "../../src/db/database.ts";
 import { AppError } from "../../src/errors.ts";
-import { createEventBus } from "../../src/events.ts";
+import { createEventBus, type EventType } from "../../src/events.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 
 type ErrorBody = { error: { code: string; message: string; details?: unknown } };
@@ -277,7 +277,8 @@ function notesSection(db: Database): DataSection<{ text: string }> {
   db.run("CREATE TABLE notes (text TEXT NOT NULL UNIQUE) STRICT");
   return {
     item: v.object({ text: v.pipe(v.string(), v.minLength(1)) }),
-    event: "notes.changed",
+    // A stand-in's own event, outside the product's list of event types.
+    event: "notes.changed" as EventType,
     exportAll: () => db.query<{ text: string }, []>("SELECT text FROM notes ORDER BY text").all(),
     importAll(items, mode) {
       const deleted = mode === "replace" ? db.run("DELETE FROM notes").changes : 0;
