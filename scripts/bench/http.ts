@@ -190,7 +190,8 @@ export async function run(): Promise<void> {
     svcServer,
     nodeServer,
     // A route that goes through Hono's router and a settings read, for comparison (no target).
-    { cmd: [binary], env: svcEnv, path: "/api/settings/language" },
+    // Its own database: svc allows one server per database file.
+    { cmd: [binary], env: { SVC_DB_PATH: join(dir, "svc-router.db") }, path: "/api/settings/language" },
   ];
   const [bare = [], svc = [], honoNode = [], svcHono = []] = await trialsOf(
     contenders,
