@@ -4,8 +4,9 @@ import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
+import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
-import { renderError, renderNotFound } from "./http/errors.ts";
+import { notFoundRenderer, renderError } from "./http/errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
@@ -92,7 +93,7 @@ export function createApp(deps: AppDeps) {
   app.route("/api/plugins", createPluginRoutes(deps));
   app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
   app.route("/api", createApiReferenceRoutes(deps));
-  app.notFound(renderNotFound);
+  app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
   app.onError(renderError);
   return Object.assign(app, {
     /**

@@ -103,6 +103,34 @@ describe("unknown routes", () => {
   });
 });
 
+describe("unsupported methods on existing paths", () => {
+  test.each([
+    ["PATCH", "/api/settings/language", "GET, HEAD, PUT, DELETE"],
+    ["DELETE", "/api/settings", "GET, HEAD"],
+    ["PUT", "/api/history", "GET, HEAD, DELETE"],
+    ["POST", "/api/history/7", "GET, HEAD, DELETE"],
+    ["PUT", "/api/dictionary/1", "GET, HEAD, PATCH, DELETE"],
+    ["GET", "/api/import", "POST"],
+    ["POST", "/api/health", "GET, HEAD"],
+    ["OPTIONS", "/api/formats", "GET, HEAD, POST"],
+  ])("%s %s is 405 method_not_allowed with Allow: %s", async (method, path, allow) => {
+    const { request } = createTestApp();
+    const res = await request(path, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe(allow);
+    expect(res.headers.get("x-request-id")).toBeTruthy();
+    const body = (await res.json()) as { error: { code: string; message: string; details: unknown } };
+    expect(body.error.code).toBe("method_not_allowed");
+    expect(body.error.message).toContain(allow);
+    expect(body.error.details).toEqual({ allowed: allow.split(", ") });
+  });
+
+  test("a path with no route for any method stays 404", async () => {
+    const { request } = createTestApp();
+    expect((await request("/api/settings/a/b", { method: "PATCH" })).status).toBe(404);
+  });
+});
+
 describe("origin guard", () => {
   const cases: [string, Record<string, string>, number, string | null][] = [
     ["POST", {}, 404, null],

@@ -99,7 +99,7 @@ export function createApiDocs(): ApiDocs {
           title: "svc",
           version,
           description:
-            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403), and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
+            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403), and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
         },
         paths,
       };

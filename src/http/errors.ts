@@ -64,6 +64,22 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
   return errorResponse(error, info);
 }
 
-export function renderNotFound(c: Context<AppEnv>): Response {
-  return c.json(errorBody("not_found", `No route for ${c.req.method} ${c.req.path}.`), 404);
+/**
+ * Hono's notFound: 405 `method_not_allowed` with an Allow header when the path has routes for
+ * other methods, else 404 `not_found`.
+ */
+export function notFoundRenderer(allowedMethods: (path: string) => string[]) {
+  return (c: Context<AppEnv>): Response => {
+    const { method, path } = c.req;
+    const allowed = allowedMethods(path);
+    if (allowed.length === 0) return c.json(errorBody("not_found", `No route for ${method} ${path}.`), 404);
+    const list = allowed.join(", ");
+    c.header("Allow", list);
+    return c.json(
+      errorBody("method_not_allowed", `${path} does not answer ${method}; it answers ${list}.`, {
+        allowed,
+      }),
+      405,
+    );
+  };
 }
