@@ -82,10 +82,20 @@ describe("bodies over SVC_MAX_BODY_SIZE", () => {
       piece,
       Buffer.from("\r\n"),
     ]);
+    let closed = false;
+    socket.once("close", () => {
+      closed = true;
+    });
     // Twice the limit at most; the server answers (and closes) long before.
-    for (let sent = 0; sent < 2 * limit && !socket.destroyed; sent += piece.length) {
-      if (!socket.write(frame)) await new Promise((resolve) => socket.once("drain", resolve));
+    for (let sent = 0; sent < 2 * limit && !closed; sent += piece.length) {
+      if (!socket.write(frame)) {
+        await new Promise((resolve) => {
+          socket.once("drain", resolve);
+          socket.once("close", resolve);
+        });
+      }
     }
+    socket.end();
     const raw = await answer;
     expect(statusOf(raw)).toBe(413);
     expect(bodyOf(raw).error.code).toBe("payload_too_large");
