@@ -38,3 +38,9 @@ export const payloadTooLarge = (message: string, details?: unknown) =>
   new AppError(413, "payload_too_large", message, { details });
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
+
+/** The message of whatever was thrown, for a log line or an operator's message. */
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The `code` a Node, Bun or SQLite error carries ("EADDRINUSE", "SQLITE_BUSY"), if any. */
+export const errorCode = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;

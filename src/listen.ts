@@ -1,6 +1,8 @@
 // How svc describes the address it listens on, in log lines and in the one line it prints
 // when it cannot listen there.
 
+import { errorCode, reasonOf } from "./errors.ts";
+
 /** True for the names and addresses that only this machine can reach: localhost, 127.0.0.0/8, ::1. */
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
@@ -20,7 +22,7 @@ export function listenUrl(host: string, port: number): string {
 
 /** One line for a port svc could not listen on: which address, why, and what to change. */
 export function bindFailure(host: string, port: number, error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errorCode(error);
   const where = `${urlHost(host)}:${port}`;
   switch (code) {
     case "EADDRINUSE":
@@ -30,6 +32,6 @@ export function bindFailure(host: string, port: number, error: unknown): string 
     case "EACCES":
       return `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set PORT to 1024 or above.`;
     default:
-      return `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;
+      return `cannot listen on ${where}: ${reasonOf(error)}`;
   }
 }

@@ -11,6 +11,7 @@ import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
+import { reasonOf } from "./errors.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { bindFailure, isLoopback, listenUrl } from "./listen.ts";
@@ -54,7 +55,7 @@ async function serve(env: Env): Promise<number> {
     runtime = await openRuntime(config, logger);
   } catch (error) {
     lock?.release();
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(reasonOf(error));
   }
   const { db, events, services, dictation } = runtime;
   services.history.startRetention();
@@ -168,7 +169,7 @@ function runBackup(env: Env, target: string | undefined): number {
     process.stdout.write(`backup written to ${written}\n`);
     return 0;
   } catch (error) {
-    return fail(`backup failed: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`backup failed: ${reasonOf(error)}`);
   }
 }
 
@@ -199,7 +200,7 @@ async function runTranscribe(env: Env, args: string[]): Promise<number> {
       stderr: (text) => process.stderr.write(text),
     });
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(reasonOf(error));
   }
 }
 

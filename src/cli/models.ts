@@ -3,6 +3,7 @@ import { type DownloadTarget, downloadModel, presetTarget } from "../dictation/m
 import { describeModels } from "../dictation/models/overview.ts";
 import { defaultModelId, findPreset } from "../dictation/models/presets.ts";
 import { assertModelId, createModelStore, type ModelStore } from "../dictation/models/store.ts";
+import { reasonOf } from "../errors.ts";
 import { createProgressReporter, megabytes, type Writer } from "./progress.ts";
 
 export interface ModelsCliDeps {
@@ -66,7 +67,7 @@ export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Pro
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error))
       return fail(`${(error as Error).message}\n${usage}`, 2);
-    return fail(error instanceof Error ? error.message : String(error));
+    return fail(reasonOf(error));
   }
 }
 

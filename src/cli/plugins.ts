@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
 import type { PluginStatus } from "../plugins/types.ts";
 import { dialHost } from "./healthcheck.ts";
@@ -218,7 +219,7 @@ export async function runPluginsCommand(
   try {
     return await run(args, env, io);
   } catch (error) {
-    io.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`svc: ${reasonOf(error)}\n`);
     return error instanceof CliError ? error.exitCode : 1;
   }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import type { EngineId } from "../dictation/engines/types.ts";
+import { reasonOf } from "../errors.ts";
 import { type AppContext, parseAppContext } from "../formats/app-context.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -51,7 +52,7 @@ export async function runTranscribeCommand(
   try {
     appContext = parseAppContext(values["app-context"]);
   } catch (error) {
-    out.stderr(`svc: --app-context: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.stderr(`svc: --app-context: ${reasonOf(error)}\n`);
     return 2;
   }
   const runtime = await open();
@@ -70,7 +71,7 @@ export async function runTranscribeCommand(
         out.stdout(values.json ? `${JSON.stringify({ file, ...result })}\n` : `${result.text}\n`);
       } catch (error) {
         failures++;
-        out.stderr(`svc: ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+        out.stderr(`svc: ${file}: ${reasonOf(error)}\n`);
       }
     }
   } finally {

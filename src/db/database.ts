@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { errorCode, reasonOf } from "../errors.ts";
 import { DatabaseTooNewError, type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
 
 export type { Database };
@@ -73,8 +74,8 @@ function openHint(path: string, code: unknown): string {
 
 /** One line for the operator: which file, what went wrong, what to do. */
 function openProblem(path: string, error: unknown): Error {
-  const code = (error as { code?: unknown } | null)?.code;
-  const reason = error instanceof Error ? error.message : String(error);
+  const code = errorCode(error);
+  const reason = reasonOf(error);
   return new Error(`cannot open the database ${path}: ${reason} (${openHint(path, code)})`, { cause: error });
 }
 

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { errorCode } from "../errors.ts";
 
 /**
  * One server per database. Two servers on one file would keep two diverging copies of the
@@ -42,7 +43,7 @@ export function lockDatabase(dbPath: string): ServerLock | undefined {
     db.run("BEGIN EXCLUSIVE");
   } catch (error) {
     db.close();
-    if ((error as { code?: unknown }).code === "SQLITE_BUSY") throw new DatabaseInUseError(dbPath, path);
+    if (errorCode(error) === "SQLITE_BUSY") throw new DatabaseInUseError(dbPath, path);
     throw error;
   }
   return {

@@ -1,4 +1,4 @@
-import { isAppError } from "../errors.ts";
+import { isAppError, reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
@@ -96,7 +96,7 @@ export function createDictation(options: DictationOptions): Dictation {
         ms: Math.round(performance.now() - started),
       });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = reasonOf(error);
       // No model yet is a normal first start; an engine that cannot run at all needs the operator.
       if (isAppError(error) && error.code === "engine_unavailable") {
         logger.warn("speech engine unavailable", { reason, details: error.details });

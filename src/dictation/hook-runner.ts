@@ -1,3 +1,5 @@
+import { reasonOf } from "../errors.ts";
+
 /**
  * The one guarded runner for plugin `afterCleanup` hooks (SPEC.md §2): hooks run in order, each
  * under a timeout, and a hook that throws, hangs or writes garbage is reported with its plugin's
@@ -55,8 +57,6 @@ export interface HookRunResult {
 }
 
 class HookTimeout extends Error {}
-
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof Reflect.get(value, "then") === "function";

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { reasonOf } from "../errors.ts";
 import { buildCleanupMessages } from "./llm-prompt.ts";
 import { type RejectionReason, unwrapReply, validateRewrite } from "./llm-validation.ts";
 
@@ -58,8 +59,6 @@ const completionSchema = v.object({
 
 const fail = (reason: LlmFailureReason, detail: string): LlmCleanupResult => ({ ok: false, reason, detail });
 
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /** Enough room for a rewrite of the same length, plus reasoning models' preambles, never unbounded. */
 const maxTokens = (text: string): number => Math.min(8192, Math.max(512, Math.ceil(text.length / 2) + 256));
 
@@ -98,7 +97,7 @@ export async function runLlmCleanup(
   } catch (error) {
     if (timeout.aborted) return fail("timeout", `no complete reply within ${timeoutMs} ms`);
     if (request.signal?.aborted) return fail("aborted", "the request was cancelled");
-    return fail("unreachable", describe(error));
+    return fail("unreachable", reasonOf(error));
   }
   if (status < 200 || status > 299) {
     return fail("http_error", `HTTP ${status}: ${payload.slice(0, 200).trim()}`);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError } from "../errors.ts";
+import { AppError, reasonOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
@@ -57,7 +57,7 @@ export function renderError(error: unknown, c: Context<AppEnv>): Response {
   const info = requestInfoOf(c);
   if (c.req.raw.signal.aborted) {
     info?.logger.info("client closed the connection before the answer", {
-      reason: error instanceof Error ? error.message : String(error),
+      reason: reasonOf(error),
     });
     return json(errorBody("client_closed", "The client closed the connection before the answer."), 499);
   }

@@ -1,10 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { AppError, notFound } from "../errors.ts";
+import { AppError, notFound, reasonOf } from "../errors.ts";
 import { rawPath } from "../http/raw-path.ts";
 import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
-import { reasonOf, StepTimeout, withTimeout } from "./timeout.ts";
+import { StepTimeout, withTimeout } from "./timeout.ts";
 import type { LoadedPlugin } from "./types.ts";
 import { pluginPageCsp } from "./ui-static.ts";
 

@@ -1,5 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
+import { reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import { scanPluginsDir } from "./discovery.ts";
@@ -9,7 +10,6 @@ import { type LoadResult, loadAll, parseEntry, unlisted } from "./load-all.ts";
 import { disposePlugin } from "./loader.ts";
 import { provideSdk } from "./sdk-provider.ts";
 import { defaultStorageLimits, type StorageLimits } from "./storage.ts";
-import { reasonOf } from "./timeout.ts";
 import {
   defaultTimeouts,
   type LoadedPlugin,

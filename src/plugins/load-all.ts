@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
+import { reasonOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { isDevLinkName } from "./dev-link.ts";
 import { locatePackage, type PackageFolder, scanPluginsDir } from "./discovery.ts";
@@ -9,7 +10,6 @@ import type { PluginManifest } from "./manifest.ts";
 import { packageNameProblem } from "./package-name.ts";
 import { pluginSlug } from "./slug.ts";
 import { createPluginStorage, type StorageLimits } from "./storage.ts";
-import { reasonOf } from "./timeout.ts";
 import type {
   LoadedPlugin,
   PluginEntry,

@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MiddlewareHandler } from "hono";
+import { reasonOf } from "../errors.ts";
 import type { AppEnv } from "../http/types.ts";
 import type { Logger } from "../logger.ts";
 import type { PluginManifest } from "./manifest.ts";
 import type { PluginStorage } from "./storage.ts";
-import { reasonOf, withTimeout } from "./timeout.ts";
+import { withTimeout } from "./timeout.ts";
 import type { LoadedPlugin, PluginObject, PluginStage, PluginTimeouts } from "./types.ts";
 
 /** A step of loading failed; `stage` names it for the report. */

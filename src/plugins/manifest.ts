@@ -1,6 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
+import { reasonOf } from "../errors.ts";
 import { describeIssues } from "../http/validate.ts";
 import { packageNameProblem } from "./package-name.ts";
 
@@ -168,9 +169,7 @@ export async function readManifest(dir: string): Promise<PluginManifest> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if (error instanceof ManifestError) throw error;
-    throw new ManifestError(
-      `cannot read package.json: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new ManifestError(`cannot read package.json: ${reasonOf(error)}`);
   }
   let json: unknown;
   try {

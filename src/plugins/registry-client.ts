@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { AppError } from "../errors.ts";
+import { AppError, reasonOf } from "../errors.ts";
 
 /** The version an install resolved to, with where and how to fetch it. */
 export interface ResolvedPackage {
@@ -113,7 +113,7 @@ export function createRegistryClient(options: {
         signal: AbortSignal.timeout(limits.timeoutMs),
       });
     } catch (error) {
-      throw unreachable(registry, error instanceof Error ? error.message : String(error));
+      throw unreachable(registry, reasonOf(error));
     }
   }
 

@@ -1,4 +1,5 @@
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
+import { reasonOf } from "../errors.ts";
 
 export type PluginStorageErrorCode = "value_too_large" | "storage_full" | "invalid_key" | "invalid_value";
 
@@ -43,7 +44,7 @@ function serialise(value: unknown): string {
   try {
     json = JSON.stringify(value);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     throw new PluginStorageError("invalid_value", `the value cannot be stored as JSON: ${reason}`);
   }
   if (json === undefined) {

@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createTarDecoder } from "modern-tar";
-import { AppError } from "../errors.ts";
+import { AppError, errorCode, reasonOf } from "../errors.ts";
 
 /** Caps for a UI + middleware plugin (notes/security.md §2.6). */
 export interface ExtractLimits {
@@ -138,11 +138,11 @@ export async function extractPackage(
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
-    const code = (error as { code?: unknown }).code;
+    const code = errorCode(error);
     if (typeof code === "string" && code.startsWith("E")) {
       throw unsafe(`entry "${current}" clashes with another entry (${code})`);
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     throw unsafe(`it is not a readable gzip tarball (${reason})`);
   }
   await assertNoLinks(dest);

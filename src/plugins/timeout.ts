@@ -21,5 +21,3 @@ export async function withTimeout<T>(work: PromiseLike<T> | T, ms: number): Prom
     clearTimeout(timer);
   }
 }
-
-export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

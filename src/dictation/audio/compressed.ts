@@ -1,5 +1,5 @@
 import decode, { type AudioData } from "audio-decode";
-import { isAppError } from "../../errors.ts";
+import { isAppError, reasonOf } from "../../errors.ts";
 import { audioTooLong, invalidAudio, unsupportedAudio } from "./errors.ts";
 import { checkSampleRate, planarToMono } from "./pcm.ts";
 import { concat, createResampler, type Resampler } from "./resample.ts";
@@ -102,7 +102,7 @@ function createSink(format: string, maxDurationMs: number) {
 
 /** The library throws plain Errors; its wording is the only hint of unsupported vs broken. */
 function libraryError(format: string, error: unknown) {
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = reasonOf(error);
   // A codec left out of a build (`bun build --external`) fails to load: unsupported here too.
   if (
     /unsupported|not supported|no decoder|unknown audio format|cannot find (module|package)/i.test(reason)

@@ -1,4 +1,4 @@
-import { AppError } from "../../errors.ts";
+import { AppError, reasonOf } from "../../errors.ts";
 import { engineLanguage } from "../language.ts";
 import { parseTranscription, upstreamError } from "./remote-response.ts";
 import type { SpeechEngine, TranscribeOptions, TranscriptionResult } from "./types.ts";
@@ -122,7 +122,7 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
             details: {
               server,
               attempts: retry + 1,
-              message: error instanceof Error ? error.message : String(error),
+              message: reasonOf(error),
             },
             cause: error,
           },

@@ -1,6 +1,8 @@
 // Worker entry that owns the PocketSphinx decoder: its C calls are synchronous (RTF ~0.2, so ~1 s for a
 // 5 s clip) and would otherwise stall every request on the server. `bun build --compile` needs this
 // file listed as an extra entrypoint.
+
+import { reasonOf } from "../../errors.ts";
 import { openSphinxDecoder, type SphinxDecoder } from "./sphinx-ffi.ts";
 import { applyTermCasing, planWord, termWords } from "./sphinx-vocabulary.ts";
 import type { TranscriptSegment } from "./types.ts";
@@ -60,7 +62,7 @@ port.onmessage = (event: MessageEvent<SphinxRequest>) => {
       decoder = openSphinxDecoder(request.modelDir);
       reply({ type: "ready" });
     } catch (error) {
-      reply({ type: "init-failed", message: error instanceof Error ? error.message : String(error) });
+      reply({ type: "init-failed", message: reasonOf(error) });
     }
     return;
   }
@@ -77,7 +79,7 @@ port.onmessage = (event: MessageEvent<SphinxRequest>) => {
     reply({
       type: "failed",
       id: request.id,
-      message: error instanceof Error ? error.message : String(error),
+      message: reasonOf(error),
     });
   }
 };

@@ -1,4 +1,4 @@
-import { AppError } from "../../errors.ts";
+import { AppError, reasonOf } from "../../errors.ts";
 import type { EngineAvailability } from "./types.ts";
 
 /** The model object smart-whisper's addon hands back from `WhisperModel.load`. */
@@ -63,7 +63,7 @@ export function probeWhisper(): EngineAvailability {
     loadWhisperAddon();
     return { available: true };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     return { available: false, reason, hint: HINT };
   }
 }

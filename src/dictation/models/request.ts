@@ -1,5 +1,5 @@
 import { open } from "node:fs/promises";
-import { AppError } from "../../errors.ts";
+import { AppError, reasonOf } from "../../errors.ts";
 import type { DownloadOptions, DownloadTarget } from "./download.ts";
 import { newSha256, removeFile, type Sha256 } from "./files.ts";
 
@@ -99,7 +99,7 @@ export async function request(
     if (stall.signal.aborted) {
       throw failure(target, "download_stalled", `${target.url} sent nothing for ${idleMs / 1000} s. ${kept}`);
     }
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = reasonOf(error);
     throw failure(
       target,
       "download_interrupted",

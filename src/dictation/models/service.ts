@@ -1,4 +1,4 @@
-import { AppError, notFound } from "../../errors.ts";
+import { AppError, notFound, reasonOf } from "../../errors.ts";
 import type { EventBus } from "../../events.ts";
 import type { Logger } from "../../logger.ts";
 import { type DownloadProgress, type DownloadResult, downloadModel, presetTarget } from "./download.ts";
@@ -102,7 +102,7 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
       (error: unknown) => {
         const cancelled = controller.signal.aborted;
         const code = cancelled ? "download_cancelled" : error instanceof AppError ? error.code : "internal";
-        const message = error instanceof Error ? error.message : String(error);
+        const message = reasonOf(error);
         events.publish("models.failed", {
           id,
           code,
