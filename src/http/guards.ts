@@ -1,6 +1,6 @@
 import { AppError } from "../errors.ts";
 import { checkHost, type HostVerdict, hostOf } from "./host.ts";
-import { isTrustedOrigin } from "./origin.ts";
+import { isSameOrigin, originTrust } from "./origin.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
@@ -37,15 +37,19 @@ export function createGuard(options: GuardOptions): Guard {
         if (path > 0) trustedPrefixes.push(url.slice(0, path + 1));
       }
     }
+    const headers = request.headers;
+    // Bun builds the URL from the first Host header and joins repeated ones with ", ": a proxy in
+    // front that routes by the last one would disagree with the check above.
+    if (headers.get("host")?.includes(",")) refuseHost("malformed", headers.get("host"));
     if (method === "GET" || method === "HEAD") {
       // A WebSocket upgrade is a GET and goes through the origin check.
       if (staticRoute) return;
-      const upgrade = request.headers.get("upgrade");
+      const upgrade = headers.get("upgrade");
       if (upgrade === null || upgrade.toLowerCase() !== "websocket") return;
     } else if (method === "OPTIONS") {
       return;
     }
-    assertTrustedOrigin(request.headers, options);
+    assertTrustedOrigin(headers, method, hostOf(url), options);
   };
 }
 
@@ -60,15 +64,29 @@ function refuseHost(verdict: HostVerdict, host: string | null): never {
   throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
 }
 
-function assertTrustedOrigin(headers: Headers, options: GuardOptions): void {
+function assertTrustedOrigin(
+  headers: Headers,
+  method: string,
+  host: string | null,
+  options: GuardOptions,
+): void {
   const origin = headers.get("origin");
   if (origin !== null) {
+    if (isSameOrigin(origin, host)) return;
     // Repeated Origin headers arrive joined by ", " and never equal a trusted origin.
-    if (!isTrustedOrigin(origin, options.trustedOrigins)) {
+    const trust = originTrust(origin, options.trustedOrigins);
+    if (trust === undefined) {
       throw new AppError(
         403,
         "untrusted_origin",
         `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
+      );
+    }
+    if (trust === "loopback" && method === "POST" && !isPreflighted(headers.get("content-type"))) {
+      throw new AppError(
+        403,
+        "cross_origin_request",
+        `A form, beacon or no-cors request from ${origin} was refused: pages on other ports of this machine may not change svc. Send the request from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
       );
     }
     return;
@@ -82,4 +100,21 @@ function assertTrustedOrigin(headers: Headers, options: GuardOptions): void {
       `A ${site} browser request without an Origin header was refused.`,
     );
   }
+}
+
+// The media types a page may send to another origin without asking first (the Fetch standard's
+// CORS-safelisted Content-Type values).
+const simpleTypes = new Set(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]);
+const mediaType = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * True when a browser would have asked svc's leave (a CORS preflight, which svc never grants)
+ * before sending a POST with this Content-Type from another origin. A form, `sendBeacon` or
+ * `no-cors` fetch sends no type or a safelisted one, and no preflight. Anything the browser could
+ * read as safelisted (a list, an unparsable value) counts as not preflighted.
+ */
+export function isPreflighted(contentType: string | null): boolean {
+  if (contentType === null || contentType.includes(",")) return false;
+  const essence = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
+  return mediaType.test(essence) && !simpleTypes.has(essence);
 }

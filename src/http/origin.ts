@@ -12,12 +12,32 @@ function validPort(port: string | undefined): boolean {
   return port === undefined || Number(port) <= 65535;
 }
 
+/**
+ * How far an `Origin` (one raw header value) is trusted. `named`: the desktop app's `app://`
+ * origin or an exact `SVC_TRUSTED_ORIGINS` entry, trusted with any request. `loopback`: a page on
+ * some port of this machine (SPEC.md §5), trusted only with requests a browser preflights, since
+ * every local dev server and web tool is such a page. `undefined`: not trusted.
+ */
+export function originTrust(origin: string, extra: ReadonlySet<string>): "named" | "loopback" | undefined {
+  if (extra.has(origin) || appOrigin.test(origin)) return "named";
+  const loopback = loopbackOrigin.exec(origin);
+  return loopback && validPort(loopback[1]) ? "loopback" : undefined;
+}
+
 /** True when `origin` (one raw `Origin` header value) may make state-changing requests. */
 export function isTrustedOrigin(origin: string, extra: ReadonlySet<string>): boolean {
-  if (extra.has(origin)) return true;
-  const loopback = loopbackOrigin.exec(origin);
-  if (loopback) return validPort(loopback[1]);
-  return appOrigin.test(origin);
+  return originTrust(origin, extra) !== undefined;
+}
+
+/**
+ * True when `origin` is the origin the request was sent to: a page svc served itself (the
+ * console), reached by the name in `Host`, which the Host check has already passed. The scheme is
+ * not compared: behind a TLS proxy the browser's origin is https while svc hears plain http.
+ */
+export function isSameOrigin(origin: string, host: string | null): boolean {
+  if (host === null) return false;
+  const start = origin.startsWith("http://") ? 7 : origin.startsWith("https://") ? 8 : -1;
+  return start > 0 && origin.length - start === host.length && origin.endsWith(host);
 }
 
 /**
