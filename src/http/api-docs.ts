@@ -69,6 +69,12 @@ function operation(doc: RouteDoc) {
   const content: Record<string, unknown> = {};
   if (doc.body) content["application/json"] = { schema: jsonSchema(doc.body, "input") };
   for (const type of doc.bodyTypes ?? []) content[type] = { schema: { type: "string", format: "binary" } };
+  if (doc.body && !responses[415]) {
+    responses[415] = {
+      description: `unsupported_media_type: the body is not declared as ${Object.keys(content).join(" or ")}`,
+      content: { "application/json": { schema: errorSchema } },
+    };
+  }
   return {
     summary: doc.summary,
     tags: [doc.tag],
@@ -99,7 +105,7 @@ export function createApiDocs(): ApiDocs {
           title: "svc",
           version,
           description:
-            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403), and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
+            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so are forms, beacons and no-cors requests from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
         },
         paths,
       };

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { AppError, payloadTooLarge } from "../errors.ts";
 import { CsvError, parseCsv, toCsv } from "./csv.ts";
-import { parseJsonBody } from "./validate.ts";
+import { parseJsonBody, requireMediaType } from "./validate.ts";
 
 /** How an importable table (dictionary, vocabulary) reads from a JSON array or a CSV file. */
 export interface TableSpec<S extends v.GenericSchema> {
@@ -100,14 +100,6 @@ function jsonRows(text: string): RawRow[] {
   return parsed.map((value, index) => ({ where: { index }, value }));
 }
 
-function isJson(c: Context, text: string): boolean {
-  const type = c.req.header("content-type")?.toLowerCase() ?? "";
-  if (type.includes("json")) return true;
-  if (type.includes("csv") || type.startsWith("text/")) return false;
-  // curl --data-binary sends form-urlencoded; look at the content instead.
-  return text.trimStart().startsWith("[");
-}
-
 /**
  * Reads an import body: a JSON array (application/json) or CSV with a header row (text/csv).
  * All or nothing: any bad row (invalid field, duplicate in the file, extra CSV fields) fails the
@@ -118,8 +110,9 @@ export async function readTable<S extends v.GenericSchema>(
   c: Context,
   spec: TableSpec<S>,
 ): Promise<v.InferOutput<S>[]> {
+  const json = requireMediaType(c, ["application/json", "text/csv"]) === "application/json";
   const text = await c.req.text();
-  const rows = isJson(c, text) ? jsonRows(text) : csvRows(text, spec);
+  const rows = json ? jsonRows(text) : csvRows(text, spec);
   if (rows.length > spec.maxRows) {
     throw payloadTooLarge(`The file has ${rows.length} rows; at most ${spec.maxRows} can be imported.`, {
       rows: rows.length,

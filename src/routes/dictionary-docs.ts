@@ -49,7 +49,8 @@ export function documentDictionary(docs: ApiDocs): void {
           "field, a key repeated in the file, a row with extra fields) nothing is imported and the 400 " +
           "invalid_import lists up to 100 problems by CSV line or JSON index; malformed CSV is 400 invalid_csv, " +
           "malformed JSON 400 invalid_json, JSON that is not an array 400 invalid_request, JSON nested over 64 " +
-          "levels 400 json_too_deep. " +
+          "levels 400 json_too_deep; a body declared as any other type (text/plain, a form) 415 " +
+          "unsupported_media_type. " +
           "Blank CSV lines are skipped. mode=merge (default) adds new keys and updates the values of existing " +
           "ones, keeping their usage counts; mode=replace also deletes every entry the file does not name. " +
           `Files over ${maxImportBytes} bytes or ${maxEntries} rows are 413 payload_too_large; an import that ` +

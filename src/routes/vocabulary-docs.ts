@@ -49,7 +49,8 @@ export function documentVocabulary(docs: ApiDocs): void {
           "naming `term` and optionally `notes` (text/csv; RFC 4180). All or nothing, exactly like the " +
           "dictionary import: any invalid row fails the request with 400 invalid_import listing the rows; " +
           "malformed CSV or JSON, a JSON body that is not an array, or JSON nested over 64 levels is 400 " +
-          "invalid_csv, invalid_json, invalid_request or json_too_deep. " +
+          "invalid_csv, invalid_json, invalid_request or json_too_deep; a body declared as any other type " +
+          "(text/plain, a form) is 415 unsupported_media_type. " +
           "mode=merge (default) adds new terms and updates notes (a missing notes column keeps them); " +
           `mode=replace also deletes terms the file does not name. Over ${maxImportBytes} bytes or ${maxEntries} ` +
           "rows: 413 payload_too_large; leaving the vocabulary over its limit: 413 limit_exceeded.",

@@ -123,7 +123,11 @@ describe("POST /api/import", () => {
 
   test("400 for malformed JSON and for an unknown mode", async () => {
     const t = createTestApp();
-    const res = await t.request("/api/import", { method: "POST", body: "{not json" });
+    const res = await t.request("/api/import", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{not json",
+    });
     expect(((await res.json()) as ErrorBody).error.code).toBe("invalid_json");
     const mode = await importInto(t, { format: "svc-export", version: 1 }, "?mode=overwrite");
     expect(mode.status).toBe(400);
@@ -152,10 +156,14 @@ describe("the API reference of the import routes", () => {
     ];
     const description = await describedAs(t, "post", "/api/import");
     for (const [query, body] of bodies) {
-      const res = await t.request(`/api/import${query}`, { method: "POST", body });
+      const headers = { "content-type": "application/json" };
+      const res = await t.request(`/api/import${query}`, { method: "POST", headers, body });
       const { code } = ((await res.json()) as ErrorBody).error;
       expect(description).toContain(`${res.status} ${code}`);
     }
+    const plain = await t.request("/api/import", { method: "POST", body: doc({}) });
+    const { code } = ((await plain.json()) as ErrorBody).error;
+    expect(description).toContain(`${plain.status} ${code}`);
   });
 
   test("names every error code a dictionary or vocabulary import answers with", async () => {
@@ -178,6 +186,13 @@ describe("the API reference of the import routes", () => {
         body: 'key,value\n"unclosed',
       });
       expect(description).toContain(((await csv.json()) as ErrorBody).error.code);
+      const plain = await t.request(`/api/${table}/import`, {
+        method: "POST",
+        headers: { "content-type": "text/plain" },
+        body: "key,value\na,b",
+      });
+      expect(plain.status).toBe(415);
+      expect(description).toContain(((await plain.json()) as ErrorBody).error.code);
     }
   });
 });

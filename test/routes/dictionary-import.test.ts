@@ -85,14 +85,23 @@ describe("POST /api/dictionary/import", () => {
     expect(await allItems(t)).toEqual([{ key: "btw", value: "by the way" }]);
   });
 
-  test("sniffs JSON when the content type says neither JSON nor CSV", async () => {
+  test.each([
+    ["application/x-www-form-urlencoded"],
+    ["text/plain"],
+    ["multipart/form-data; boundary=x"],
+    [undefined],
+  ])("refuses a body declared as %p with 415 and imports nothing", async (type) => {
     const t = createTestApp();
     const res = await t.request("/api/dictionary/import", {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
+      headers: type === undefined ? {} : { "content-type": type },
       body: JSON.stringify([{ key: "k", value: "v" }]),
     });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(415);
+    const body = (await res.json()) as { error: { code: string; details: { accepted: string[] } } };
+    expect(body.error.code).toBe("unsupported_media_type");
+    expect(body.error.details.accepted).toEqual(["application/json", "text/csv"]);
+    expect(t.services.dictionary.entries()).toHaveLength(0);
   });
 
   test("rejects a file with bad rows as a whole and names every bad row", async () => {

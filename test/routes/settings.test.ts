@@ -86,7 +86,7 @@ describe("PUT /api/settings/:key", () => {
     expect(body.updatedAt).toMatch(/^\d{4}-\d{2}-\d{2}T.*Z$/);
     expect(t.services.settings.get("language")).toBe("de");
     expect(t.events).toEqual([
-      expect.objectContaining({ type: "settings.changed", key: "language", value: "de" }),
+      { type: "settings.changed", key: "language", isDefault: false, time: expect.any(String) },
     ]);
   });
 
@@ -176,8 +176,29 @@ describe("PUT /api/settings/:key", () => {
     ["malformed JSON", "{value:"],
   ])("400 for %s", async (_, body) => {
     const t = createTestApp();
-    const res = await t.request("/api/settings/language", { method: "PUT", body });
+    const res = await t.request("/api/settings/language", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body,
+    });
     expect(res.status).toBe(400);
+  });
+
+  test.each([
+    ["text/plain"],
+    ["text/plain;charset=UTF-8"],
+    ["application/x-www-form-urlencoded"],
+    [undefined],
+  ])("415 for a JSON body declared as %p, and the setting is unchanged", async (type) => {
+    const t = createTestApp();
+    const res = await t.request("/api/settings/llm_base_url", {
+      method: "PUT",
+      headers: type === undefined ? {} : { "content-type": type },
+      body: JSON.stringify({ value: "http://attacker.example/v1" }),
+    });
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("unsupported_media_type");
+    expect(t.services.settings.view("llm_base_url").isDefault).toBe(true);
   });
 
   test("400 for the reserved key schema", async () => {
