@@ -58,23 +58,16 @@ export function createPluginNamespace(deps: {
       });
     }
     if (!response) throw notFound(`Plugin "${plugin.name}" has no route for ${c.req.method} ${path}.`);
-    return rendersAsDocument(response) ? sandboxed(response) : response;
+    return sandboxed(response);
   };
 }
 
-// What a browser may render as a page that runs script: served from svc's own origin, such a page
-// could call the API as a trusted origin (a plugin route that echoes input would be an XSS).
-const documentTypes = /^(?:text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
-
-function rendersAsDocument(response: Response): boolean {
-  const type = response.headers.get("content-type");
-  return type === null || documentTypes.test(type.trim());
-}
-
 /**
- * Puts a document from plugin middleware under the same sandbox as plugin pages: an opaque origin,
- * so its requests are refused by the origin check. Appended, never replacing: browsers enforce
- * every policy a response carries, so a plugin's own policy can only tighten it.
+ * Puts every answer from plugin middleware under the same sandbox as plugin pages: an opaque
+ * origin, so whatever runs in it is refused by the origin check. Whatever the type: a browser
+ * renders more types as documents than any list keeps up with (text/xsl ran script), and the
+ * policy is inert on data. Appended, never replacing: browsers enforce every policy a response
+ * carries, so a plugin's own policy can only tighten it.
  */
 function sandboxed(response: Response): Response {
   const copy = new Response(response.body, response);

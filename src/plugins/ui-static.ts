@@ -39,6 +39,9 @@ export const pluginPageCsp = [
   "connect-src 'none'",
   "form-action 'none'",
   "base-uri 'none'",
+  // Only svc's own pages (the console) may frame a plugin page: a foreign site framing it could
+  // dress it up to trick a click.
+  "frame-ancestors 'self'",
 ].join("; ");
 
 const missing = () => notFound("No such plugin page or asset.");

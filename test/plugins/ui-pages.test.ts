@@ -16,6 +16,7 @@ describe("GET /api/plugins/<slug>/ui/…", () => {
     expect(csp).toStartWith("sandbox allow-scripts;");
     expect(csp).not.toContain("allow-same-origin");
     expect(csp).toContain("connect-src 'none'");
+    expect(csp).toContain("frame-ancestors 'self'");
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("cache-control")).toBe("no-cache");
     expect(res.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
