@@ -96,8 +96,7 @@ export function createDataTransfer(deps: {
       if (!isKnownSetting(key)) events.publish("settings.deleted", { key });
     }
     for (const key of [...(restored?.reset ?? []).filter(isKnownSetting), ...(restored?.imported ?? [])]) {
-      const view = settings.view(key);
-      events.publish("settings.changed", { key, value: view.value, isDefault: view.isDefault });
+      events.publish("settings.changed", { key, isDefault: settings.view(key).isDefault });
     }
     events.publish("data.imported", {
       mode,

@@ -107,12 +107,13 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       failed: result.statuses.filter((status) => status.error).map((status) => status.name),
     });
     events.publish("plugins.changed", {
+      // Whether a plugin failed, not its message: GET /api/plugins has that.
       plugins: result.statuses.map(({ name, slug, enabled, loaded, error }) => ({
         name,
         slug,
         enabled,
         loaded,
-        error,
+        failed: error !== null,
       })),
     });
   }

@@ -33,6 +33,7 @@ const modelSchema = v.object({
   active: v.boolean(),
   partialBytes: v.number(),
   download: v.nullable(downloadSchema),
+  lastFailure: v.nullable(v.object({ code: v.string(), message: v.string(), at: v.string() })),
 });
 
 const overviewSchema = v.object({
@@ -67,7 +68,7 @@ function documentModels(docs: ApiDocs): void {
       tag,
       summary: "Download a preset model in the background",
       description:
-        "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed. An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
+        "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed (its code; the message is the model's lastFailure in GET /api/models). An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
       params: idParams,
       responses: {
         200: { description: "Already installed", schema: pullSchema },

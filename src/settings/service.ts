@@ -151,7 +151,7 @@ export function createSettingsService(deps: {
       write(key, value);
       changed(key);
       const result = view(key);
-      events.publish("settings.changed", { key, value: result.value, isDefault: false });
+      events.publish("settings.changed", { key, isDefault: false });
       return result;
     },
     reset(key) {
@@ -165,7 +165,7 @@ export function createSettingsService(deps: {
       }
       if (!removed) return;
       changed(key);
-      events.publish("settings.changed", { key, value: publicValue(key, undefined), isDefault: true });
+      events.publish("settings.changed", { key, isDefault: true });
     },
     exportValues() {
       const values: Record<string, unknown> = {};

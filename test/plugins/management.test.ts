@@ -45,7 +45,7 @@ describe("switching plugins on and off", () => {
     expect((await app.request("/api/plugins/fx-routes/ping")).status).toBe(404);
     const changed = app.events.filter((event) => event.type === "plugins.changed");
     expect(changed.at(-1)?.plugins).toEqual([
-      { name: "@fx/routes", slug: "fx-routes", enabled: false, loaded: false, error: null },
+      { name: "@fx/routes", slug: "fx-routes", enabled: false, loaded: false, failed: false },
     ]);
   });
 

@@ -141,12 +141,18 @@ describe("POST /api/models/:id/pull", () => {
     expect(readdirSync(join(dir, "models"))).toEqual([]);
   });
 
-  test("a 404 from the mirror is published as models.failed with a clear message", async () => {
+  test("a 404 from the mirror is published as models.failed; GET /api/models has the message", async () => {
     mirror.files.delete("ggml-base.en.bin");
     expect((await post("/api/models/base.en/pull")).status).toBe(202);
     const failed = await waitFor(eventOf("models.failed", "base.en"), "models.failed");
     expect(failed).toMatchObject({ code: "model_not_found_upstream" });
-    expect(String(failed.message)).toContain(`${mirror.url}/ggml-base.en.bin answered 404`);
+    expect(failed.message).toBeUndefined();
+    const overview = (await (await t.request("/api/models")).json()) as {
+      models: { id: string; lastFailure: { code: string; message: string } | null }[];
+    };
+    const entry = overview.models.find((model) => model.id === "base.en");
+    expect(entry?.lastFailure?.code).toBe("model_not_found_upstream");
+    expect(entry?.lastFailure?.message).toContain(`${mirror.url}/ggml-base.en.bin answered 404`);
   });
 
   test("an unknown model is 404 and an unsafe name is 400", async () => {

@@ -1,5 +1,5 @@
 import { defaultModelId, type ModelPreset } from "./presets.ts";
-import type { DownloadState } from "./service.ts";
+import type { DownloadFailure, DownloadState } from "./service.ts";
 import type { InstalledModel, ModelStore } from "./store.ts";
 
 /** One row of `GET /api/models` and `svc models list`: a preset, an installed custom model, or both. */
@@ -18,6 +18,8 @@ export interface ModelEntry {
   /** Bytes of an interrupted download the next pull resumes from. */
   partialBytes: number;
   download: DownloadState | null;
+  /** Why the last download failed, until the model is pulled again. */
+  lastFailure: DownloadFailure | null;
 }
 
 export interface ModelsOverview {
@@ -34,7 +36,12 @@ export interface ModelsOverview {
 function entry(
   preset: ModelPreset | undefined,
   installed: InstalledModel | undefined,
-  context: { store: ModelStore; active: string; downloads: DownloadState[] },
+  context: {
+    store: ModelStore;
+    active: string;
+    downloads: DownloadState[];
+    failures?: ReadonlyMap<string, DownloadFailure>;
+  },
 ): ModelEntry {
   const id = preset?.id ?? installed?.id ?? "";
   return {
@@ -50,6 +57,7 @@ function entry(
     active: id === context.active,
     partialBytes: context.store.partialBytes(id),
     download: context.downloads.find((download) => download.id === id) ?? null,
+    lastFailure: context.failures?.get(id) ?? null,
   };
 }
 
@@ -58,6 +66,7 @@ export function describeModels(input: {
   baseUrl: string;
   active: string;
   downloads: DownloadState[];
+  failures?: ReadonlyMap<string, DownloadFailure>;
 }): ModelsOverview {
   const installed = new Map(input.store.listInstalled().map((model) => [model.id, model]));
   const { presets } = input.store;

@@ -49,6 +49,13 @@ export interface ModelServiceDeps {
   idleTimeoutMs?: number;
 }
 
+/** Why the last download of a model failed; cleared when it is pulled again. */
+export interface DownloadFailure {
+  code: string;
+  message: string;
+  at: string;
+}
+
 interface Job {
   state: DownloadState;
   controller: AbortController;
@@ -62,11 +69,13 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
   const { store, events, logger } = deps;
   const interval = deps.progressIntervalMs ?? 250;
   const jobs = new Map<string, Job>();
+  const failures = new Map<string, DownloadFailure>();
 
   function start(id: string): Job {
     const preset = findPreset(id, store.presets);
     if (!preset) throw notFound(`"${id}" is not a preset model; GET /api/models lists them.`, { id });
     const controller = new AbortController();
+    failures.delete(id);
     let lastEvent = Number.NEGATIVE_INFINITY;
     const state: DownloadState = {
       id,
@@ -102,12 +111,10 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
       (error: unknown) => {
         const cancelled = controller.signal.aborted;
         const code = cancelled ? "download_cancelled" : error instanceof AppError ? error.code : "internal";
-        const message = reasonOf(error);
-        events.publish("models.failed", {
-          id,
-          code,
-          message: cancelled ? "The download was cancelled." : message,
-        });
+        const message = cancelled ? "The download was cancelled." : reasonOf(error);
+        failures.set(id, { code, message, at: new Date().toISOString() });
+        // The code only: the message can name the mirror's URL. GET /api/models has it.
+        events.publish("models.failed", { id, code });
         if (!cancelled) logger.warn("model download failed", { id, code, error });
         return undefined;
       },
@@ -125,6 +132,7 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
         baseUrl: deps.baseUrl,
         active: deps.activeModel(),
         downloads: [...jobs.values()].map((job) => ({ ...job.state })),
+        failures,
       }),
     pull(id) {
       assertModelId(id);
