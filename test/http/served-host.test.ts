@@ -84,4 +84,15 @@ describe("Host guard behind a real Bun.serve", () => {
     ]);
     expect(answer).toEqual({ status: 403, code: "untrusted_host" });
   });
+
+  test.each([
+    ["localhost:4649", "evil.com"],
+    ["localhost", "localhost"],
+    ["127.0.0.1", "svc.lan"],
+  ])("two Host headers (%p, then %p) are 400 invalid_host on every route", async (first, second) => {
+    for (const path of ["/api/health", "/api/settings"]) {
+      const answer = await send([`GET ${path} HTTP/1.1`, `Host: ${first}`, `Host: ${second}`]);
+      expect({ path, ...answer }).toEqual({ path, status: 400, code: "invalid_host" });
+    }
+  });
 });

@@ -1,0 +1,17 @@
+import { type Browser, chromium } from "playwright-core";
+
+/** Debian's Chromium, headless; the tests never let a tool download a browser of its own. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
