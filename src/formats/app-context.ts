@@ -2,18 +2,24 @@ import * as v from "valibot";
 import { badRequest } from "../errors.ts";
 import { describeIssues } from "../http/validate.ts";
 
-/** Where the user is dictating: the focused app, its window title, and the page URL in a browser. */
-export interface AppContext {
-  app?: string;
-  title?: string;
-  url?: string;
-}
+/** The longest app name, window title and URL svc accepts, matches formats on and stores. */
+export const appContextLimits = { app: 200, title: 1000, url: 4096 } as const;
 
+const bounded = (field: keyof typeof appContextLimits) =>
+  v.optional(
+    v.pipe(
+      v.string(),
+      v.maxLength(appContextLimits[field], `${field} must be at most ${appContextLimits[field]} characters`),
+    ),
+  );
+
+/** Where the user is dictating: the focused app, its window title, and the page URL in a browser. */
 export const appContextSchema = v.object({
-  app: v.optional(v.pipe(v.string(), v.maxLength(200, "app must be at most 200 characters"))),
-  title: v.optional(v.pipe(v.string(), v.maxLength(1000, "title must be at most 1000 characters"))),
-  url: v.optional(v.pipe(v.string(), v.maxLength(4096, "url must be at most 4096 characters"))),
+  app: bounded("app"),
+  title: bounded("title"),
+  url: bounded("url"),
 });
+export type AppContext = v.InferOutput<typeof appContextSchema>;
 
 const invalid = (message: string, details?: unknown) =>
   badRequest(

@@ -1,14 +1,7 @@
 import * as v from "valibot";
 import type { HistoryRow, NewHistoryRow } from "../db/history-repo.ts";
+import { type AppContext, appContextLimits, appContextSchema } from "../formats/app-context.ts";
 import { countWords } from "./words.ts";
-
-/** Where the text was dictated into, as the client reported it. */
-export const appContextSchema = v.object({
-  app: v.optional(v.string()),
-  title: v.optional(v.string()),
-  url: v.optional(v.string()),
-});
-export type AppContext = v.InferOutput<typeof appContextSchema>;
 
 /** A history entry as the API shows it. */
 export const historyItemSchema = v.object({
@@ -48,16 +41,15 @@ export interface NewHistoryEntry {
   createdAt?: Date;
 }
 
-const contextLimits = { app: 200, title: 500, url: 2048 } as const;
-
-// App context comes from a request header: keep only the known fields, bounded.
+// App context comes from a request header: keep only the known fields, bounded as they were
+// when accepted (a longer value never reaches here through the API).
 function boundedContext(context: AppContext | null | undefined): string | null {
   if (!context) return null;
   const kept: AppContext = {};
   for (const field of ["app", "title", "url"] as const) {
     const value = context[field];
     if (typeof value === "string" && value.trim() !== "")
-      kept[field] = value.trim().slice(0, contextLimits[field]);
+      kept[field] = value.trim().slice(0, appContextLimits[field]);
   }
   return Object.keys(kept).length > 0 ? JSON.stringify(kept) : null;
 }

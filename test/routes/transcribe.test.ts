@@ -144,6 +144,32 @@ describe("POST /api/transcribe with the sphinx engine (real speech)", () => {
     const list = (await (await app.request("/api/history")).json()) as { total: number };
     expect(list.total).toBe(0);
   });
+
+  test("an app context at its limits is stored whole; one past them is 400 and stores nothing", async () => {
+    const app = sphinxApp();
+    const context = {
+      app: "a".repeat(200),
+      title: "t".repeat(1000),
+      url: `https://x.example/${"u".repeat(4078)}`,
+    };
+    const { res, body } = await transcribe(app, goforwardWav, "audio/wav", {
+      "x-app-context": JSON.stringify(context),
+    });
+    expect(res.status).toBe(200);
+    const stored = (await (await app.request(`/api/history/${body.historyId}`)).json()) as {
+      appContext: typeof context;
+    };
+    expect(stored.appContext).toEqual(context);
+    for (const field of ["app", "title", "url"] as const) {
+      const over = { ...context, [field]: `${context[field]}x` };
+      const refused = await transcribe(app, goforwardWav, "audio/wav", {
+        "x-app-context": JSON.stringify(over),
+      });
+      expect({ field, status: refused.res.status }).toEqual({ field, status: 400 });
+    }
+    const list = (await (await app.request("/api/history")).json()) as { total: number };
+    expect(list.total).toBe(1);
+  });
 });
 
 describe("POST /api/transcribe input errors", () => {
