@@ -3,7 +3,6 @@ import { type Database, openDatabase } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
 import { createDictation, type Dictation } from "./dictation/dictation.ts";
-import { validateWhisperModel } from "./dictation/engines/ggml-model.ts";
 import type { ModelPreset } from "./dictation/models/presets.ts";
 import { createModelService, type ModelService } from "./dictation/models/service.ts";
 import { createModelStore } from "./dictation/models/store.ts";
@@ -34,8 +33,6 @@ export interface RuntimeParts {
   modelBaseUrl: string;
   /** Default: the upstream presets (tests pass presets pinned to files they generate). */
   modelPresets?: readonly ModelPreset[];
-  /** Default: the models store's own header check. */
-  validateModel?: (path: string) => void;
   pluginHost?: Partial<PluginHostOptions>;
 }
 
@@ -59,7 +56,6 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     store: createModelStore({
       dir: parts.modelsDir,
       presets: parts.modelPresets,
-      validate: parts.validateModel,
     }),
     baseUrl: parts.modelBaseUrl,
     events,
@@ -108,9 +104,6 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     registryUrl: config.npmRegistry,
     modelsDir: config.modelsDir,
     modelBaseUrl: config.modelBaseUrl,
-    validateModel: (path) => {
-      validateWhisperModel(path);
-    },
     pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
   });
   // A broken plugins folder is reported, never fatal: svc runs without plugins.

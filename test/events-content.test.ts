@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { encodeWav } from "../src/dictation/engines/wav-encode.ts";
 import { eventTypes, type ServerEvent } from "../src/events.ts";
 import { createTestApp, type TestApp } from "./helpers/app.ts";
-import { ggmlLikeFile, presetFor } from "./helpers/ggml-fixture.ts";
+import { presetFor, whisperModelFile } from "./helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "./helpers/model-mirror.ts";
 import { goForward } from "./helpers/sphinx-testdata.ts";
 import { startRegistry } from "./plugins/registry-server.ts";
@@ -49,7 +49,7 @@ async function send(path: string, method: string, body?: unknown): Promise<Respo
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-events-content-"));
-  const model = ggmlLikeFile(200_000, 1);
+  const model = whisperModelFile(1);
   mirror = startModelMirror({ "ggml-base.en.bin": model, "ggml-tiny.en.bin": model });
   registry = await startRegistry();
   await registry.publish("@fx/events-plugin", "1.0.0", ` [${secret} plugin text]`);

@@ -60,7 +60,7 @@ Manages the speech models in SVC_MODELS_DIR (default: models/ beside the databas
   pull     downloads a preset from SVC_MODEL_BASE_URL, checks its pinned size and SHA-256 and moves it
            into place. Ctrl-C keeps what arrived; running the same command again resumes it.
            --url downloads from another address (for a preset, its pins still apply); for a model
-           that is not a preset give --sha256 (without it only the size and ggml header are checked)
+           that is not a preset give --sha256 (without it only the size and model structure are checked)
   rm       deletes a model (and any partial download of it)
   import   copies a local ggml file in; a file with a preset's name or bytes must match its SHA-256
 

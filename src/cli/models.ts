@@ -57,7 +57,7 @@ export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Pro
         });
         if (files.length !== 1 || !files[0]) throw new UsageError("import takes one file");
         const { model, verified } = await store.importFile(files[0], { name: values.name });
-        const check = verified === "sha256" ? "SHA-256 verified" : "header checked";
+        const check = verified === "sha256" ? "SHA-256 verified" : "every tensor checked";
         deps.stdout.write(`imported ${model.id} (${megabytes(model.sizeBytes)}, ${check}) → ${model.path}\n`);
         return 0;
       }
@@ -134,7 +134,9 @@ async function pull(store: ModelStore, args: string[], deps: ModelsCliDeps): Pro
     return 0;
   }
   if (!target.sha256) {
-    deps.stderr.write(`svc: warning: no --sha256 given; ${name} is checked only by size and ggml header\n`);
+    deps.stderr.write(
+      `svc: warning: no --sha256 given; ${name} is checked only by size and model structure, not by checksum\n`,
+    );
   }
   const controller = new AbortController();
   const interrupt = () => controller.abort();
@@ -146,7 +148,12 @@ async function pull(store: ModelStore, args: string[], deps: ModelsCliDeps): Pro
       onProgress: progress.update,
     });
     progress.finish();
-    const check = result.verified === "sha256" ? "SHA-256 verified" : `${result.verified} checked`;
+    const check =
+      result.verified === "sha256"
+        ? "SHA-256 verified"
+        : result.verified === "size"
+          ? "size checked"
+          : "every tensor checked";
     deps.stdout.write(
       `installed ${name} (${megabytes(result.model.sizeBytes)}, ${check}) → ${result.model.path}\n`,
     );

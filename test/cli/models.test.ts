@@ -2,11 +2,12 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { ggmlLikeFile, sha256Hex } from "../helpers/ggml-fixture.ts";
+import { megabytes } from "../../src/cli/progress.ts";
+import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
 
 const root = resolve(import.meta.dir, "../..");
-const custom = ggmlLikeFile(1_500_000, 5);
+const custom = whisperModelFile(5, 12);
 
 let dir: string;
 let modelsDir: string;
@@ -54,7 +55,7 @@ describe("svc models pull", () => {
     const lines = stdout.trim().split("\n");
     expect(lines.filter((line) => /^nl-tuned: \d+% \(/.test(line)).length).toBeGreaterThanOrEqual(5);
     expect(lines.at(-1)).toContain(
-      `installed nl-tuned (1.5 MB, SHA-256 verified) → ${join(modelsDir, "ggml-nl-tuned.bin")}`,
+      `installed nl-tuned (${megabytes(custom.length)}, SHA-256 verified) → ${join(modelsDir, "ggml-nl-tuned.bin")}`,
     );
     expect(sha256Hex(readFileSync(join(modelsDir, "ggml-nl-tuned.bin")))).toBe(sha256Hex(custom));
     expect(readdirSync(modelsDir)).toEqual(["ggml-nl-tuned.bin"]);
@@ -114,7 +115,7 @@ describe("svc models pull", () => {
     const { code, stderr, stdout } = await svc("pull", "--url", `${mirror.url}/custom.bin`, "plain");
     expect(code).toBe(0);
     expect(stderr).toContain("no --sha256 given");
-    expect(stdout).toContain("header checked");
+    expect(stdout).toContain("every tensor checked");
   });
 
   test.each([
@@ -138,22 +139,35 @@ describe("svc models list, import and rm", () => {
     expect(stdout).toMatch(/^MODEL\s+SIZE\s+STATE\s+DESCRIPTION/);
     expect(stdout).toMatch(/base\.en \(default\)\s+148\.0 MB\s+-/);
     expect(stdout).toMatch(/small\.en\s+487\.6 MB\s+partial 10%/);
-    expect(stdout).toMatch(/nl-tuned\s+1\.5 MB\s+installed\s+custom model/);
+    expect(stdout).toMatch(
+      new RegExp(`nl-tuned\\s+${megabytes(custom.length)}\\s+installed\\s+custom model`),
+    );
     expect(stdout).toContain(`models directory: ${modelsDir}`);
   });
 
   test("import copies a valid model in and refuses a file that is not one", async () => {
     const good = join(dir, "ggml-de.bin");
-    writeFileSync(good, ggmlLikeFile(10_000));
+    const model = whisperModelFile(6);
+    writeFileSync(good, model);
     const imported = await svc("import", good);
     expect(imported.code).toBe(0);
-    expect(imported.stdout).toContain("imported de (0.0 MB, header checked)");
+    expect(imported.stdout).toContain(`imported de (${megabytes(model.length)}, every tensor checked)`);
     const bad = join(dir, "notes.bin");
     writeFileSync(bad, "these are not weights".repeat(10));
     const refused = await svc("import", bad, "--name", "notes");
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("is not a whisper.cpp ggml model");
+    expect(refused.stderr).toContain("is not a usable whisper model");
     expect(readdirSync(modelsDir)).toEqual(["ggml-de.bin"]);
+  });
+
+  test("import refuses a file whose header is whisper's and whose tensors are not", async () => {
+    // The server refuses to load such a file, so installing it would fail every dictation.
+    const broken = join(dir, "ggml-broken.bin");
+    writeFileSync(broken, ggmlLikeFile(200_000));
+    const refused = await svc("import", broken);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is not a usable whisper model");
+    expect(existsSync(join(modelsDir, "ggml-broken.bin"))).toBe(false);
   });
 
   test("rm deletes a model and says so when there is none", async () => {

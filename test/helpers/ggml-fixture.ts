@@ -1,11 +1,19 @@
 import type { ModelPreset } from "../../src/dictation/models/presets.ts";
+import { syntheticModelBytes } from "./synthetic-model.ts";
+
+/**
+ * A small whisper model that passes every check svc runs (and loads in whisper.cpp): 180 KB at
+ * `state` 1, about 1.9 MB at 16. `seed` varies the weights, so each seed has its own SHA-256.
+ */
+export const whisperModelFile = (seed = 1, state = 1): Uint8Array<ArrayBuffer> =>
+  syntheticModelBytes({ state, heads: 1, layers: 1, tokens: 256, seed });
 
 /** whisper.cpp's 12-field ggml header for a tiny.en-shaped model: magic, hparams, ftype f16. */
 const HEADER = [0x67676d6c, 51864, 1500, 384, 6, 4, 448, 384, 6, 4, 80, 1];
 
 /**
- * A file with a valid whisper ggml header followed by seeded pseudo-random bytes: enough for the
- * models store's header check, never loadable by the engine (no tensors).
+ * A file with a valid whisper ggml header followed by seeded pseudo-random bytes: what a broken
+ * download or a damaged copy looks like. Refused by the models store (its tensors are garbage).
  */
 export function ggmlLikeFile(sizeBytes: number, seed = 1): Uint8Array {
   const bytes = new Uint8Array(sizeBytes);

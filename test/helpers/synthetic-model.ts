@@ -23,8 +23,8 @@ const F32_NAMES = new Set([
 ]);
 
 /** Uniform values in ±0.02 from a seeded LCG, so every generated file is byte-identical. */
-function randomPools(size: number): { f16: Uint16Array; f32: Float32Array } {
-  let seed = 1;
+function randomPools(size: number, firstSeed: number): { f16: Uint16Array; f32: Float32Array } {
+  let seed = firstSeed;
   const f32 = new Float32Array(size);
   for (let i = 0; i < size; i++) {
     seed = (seed * 1664525 + 1013904223) >>> 0;
@@ -41,15 +41,25 @@ function randomPools(size: number): { f16: Uint16Array; f32: Float32Array } {
   return { f16, f32 };
 }
 
-/** Writes a synthetic model for `preset` to `path` (overwriting it). */
-export function writeSyntheticModel(path: string, preset: SyntheticPreset = "micro"): void {
-  const { state: S, heads: H, layers: L } = PRESETS[preset];
-  const pool = randomPools(1 << 18);
+/** The shape of a synthetic model: width, heads, layers, and how many vocabulary tokens it lists. */
+export interface SyntheticShape {
+  state: number;
+  heads: number;
+  layers: number;
+  /** 256 (the single bytes) up to 50256; whisper.cpp fills the rest of n_vocab itself. */
+  tokens?: number;
+  /** Varies the weights, so two files of one shape have different bytes. */
+  seed?: number;
+}
+
+/** Emits a synthetic model's bytes, in order, to `write`. */
+function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) => void): void {
+  const { state: S, heads: H, layers: L } = shape;
+  const pool = randomPools(1 << 18, shape.seed ?? 1);
   const ones = new Float32Array(pool.f32.length).fill(1);
   const zeros = new Float32Array(pool.f32.length);
-  const fd = openSync(path, "w");
   const bytes = (view: ArrayBufferView) =>
-    writeSync(fd, new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    write(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
   const i32 = (...values: number[]) => bytes(new Int32Array(values));
   const tensor = (name: string, shape: number[], fill: "random" | "one" | "zero" = "random") => {
     const count = shape.reduce((a, b) => a * b, 1);
@@ -86,32 +96,52 @@ export function writeSyntheticModel(path: string, preset: SyntheticPreset = "mic
       attention(`${p}.cross_attn`);
     }
   };
+  const tokens = shape.tokens ?? BASE_TOKENS;
+  i32(0x67676d6c, N_VOCAB, 1500, S, H, L, 448, S, H, L, MELS, 1);
+  i32(MELS, 201);
+  bytes(new Float32Array(MELS * 201).fill(0.001));
+  i32(tokens);
+  const encoder = new TextEncoder();
+  for (let i = 0; i < tokens; i++) {
+    // Tokens 0–255 are the single bytes, as in the real vocabulary: whisper.cpp needs " " among them.
+    const token = i < 256 ? new Uint8Array([i]) : encoder.encode(` w${i}`);
+    i32(token.length);
+    bytes(token);
+  }
+  tensor("encoder.positional_embedding", [1500, S]);
+  tensor("encoder.conv1.weight", [S, MELS, 3]);
+  tensor("encoder.conv1.bias", [S, 1], "zero");
+  tensor("encoder.conv2.weight", [S, S, 3]);
+  tensor("encoder.conv2.bias", [S, 1], "zero");
+  for (let l = 0; l < L; l++) block(`encoder.blocks.${l}`, false);
+  norm("encoder.ln_post");
+  tensor("decoder.positional_embedding", [448, S]);
+  tensor("decoder.token_embedding.weight", [N_VOCAB, S]);
+  for (let l = 0; l < L; l++) block(`decoder.blocks.${l}`, true);
+  norm("decoder.ln");
+}
+
+/** Writes a synthetic model for `preset` to `path` (overwriting it). */
+export function writeSyntheticModel(path: string, preset: SyntheticPreset = "micro"): void {
+  const fd = openSync(path, "w");
   try {
-    i32(0x67676d6c, N_VOCAB, 1500, S, H, L, 448, S, H, L, MELS, 1);
-    i32(MELS, 201);
-    bytes(new Float32Array(MELS * 201).fill(0.001));
-    i32(BASE_TOKENS);
-    const encoder = new TextEncoder();
-    for (let i = 0; i < BASE_TOKENS; i++) {
-      // Tokens 0–255 are the single bytes, as in the real vocabulary: whisper.cpp needs " " among them.
-      const token = i < 256 ? new Uint8Array([i]) : encoder.encode(` w${i}`);
-      i32(token.length);
-      bytes(token);
-    }
-    tensor("encoder.positional_embedding", [1500, S]);
-    tensor("encoder.conv1.weight", [S, MELS, 3]);
-    tensor("encoder.conv1.bias", [S, 1], "zero");
-    tensor("encoder.conv2.weight", [S, S, 3]);
-    tensor("encoder.conv2.bias", [S, 1], "zero");
-    for (let l = 0; l < L; l++) block(`encoder.blocks.${l}`, false);
-    norm("encoder.ln_post");
-    tensor("decoder.positional_embedding", [448, S]);
-    tensor("decoder.token_embedding.weight", [N_VOCAB, S]);
-    for (let l = 0; l < L; l++) block(`decoder.blocks.${l}`, true);
-    norm("decoder.ln");
+    emitSyntheticModel(PRESETS[preset], (chunk) => writeSync(fd, chunk));
   } finally {
     closeSync(fd);
   }
+}
+
+/** A small synthetic model held in memory: loadable by whisper.cpp and valid to every check svc runs. */
+export function syntheticModelBytes(shape: SyntheticShape): Uint8Array<ArrayBuffer> {
+  const chunks: Uint8Array[] = [];
+  emitSyntheticModel(shape, (chunk) => chunks.push(chunk.slice()));
+  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 /** Path of a cached synthetic model in the temp dir, generated on first use (atomically). */

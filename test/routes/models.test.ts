@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerEvent } from "../../src/events.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-import { ggmlLikeFile, presetFor } from "../helpers/ggml-fixture.ts";
+import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
 
-const small = ggmlLikeFile(200_000, 1);
-const large = ggmlLikeFile(2_000_000, 2);
+const small = whisperModelFile(1);
+const large = whisperModelFile(2, 16);
 const presets = [
   presetFor("base.en", small),
   presetFor("small.en", large),
@@ -91,13 +91,13 @@ describe("POST /api/models/:id/pull", () => {
       download: { id: "small.en" },
     });
     const installed = await waitFor(eventOf("models.installed", "small.en"), "models.installed");
-    expect(installed).toMatchObject({ file: "ggml-small.en.bin", sizeBytes: 2_000_000 });
+    expect(installed).toMatchObject({ file: "ggml-small.en.bin", sizeBytes: large.length });
     const progress = t.events.filter((e) => e.type === "models.progress");
     expect(progress.length).toBeGreaterThanOrEqual(2);
     const times = progress.map((e: ServerEvent) => Date.parse(e.time));
     for (let i = 1; i < times.length; i++)
       expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(245);
-    expect(progress[0]).toMatchObject({ id: "small.en", totalBytes: 2_000_000 });
+    expect(progress[0]).toMatchObject({ id: "small.en", totalBytes: large.length });
     expect(t.events.indexOf(installed)).toBeGreaterThan(t.events.indexOf(progress.at(-1) as ServerEvent));
     expect(await entry("small.en")).toMatchObject({ installed: true, download: null, partialBytes: 0 });
   });
@@ -110,7 +110,7 @@ describe("POST /api/models/:id/pull", () => {
     const downloads = body.downloads as { id: string; receivedBytes: number; percent: number }[];
     expect(downloads).toHaveLength(1);
     expect(downloads[0]?.receivedBytes).toBeGreaterThan(0);
-    expect((await entry("small.en"))?.download).toMatchObject({ id: "small.en", totalBytes: 2_000_000 });
+    expect((await entry("small.en"))?.download).toMatchObject({ id: "small.en", totalBytes: large.length });
   });
 
   test("a second pull of the same model joins the running download", async () => {

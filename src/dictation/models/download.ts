@@ -31,7 +31,7 @@ export interface DownloadOptions {
 
 export interface DownloadResult {
   model: InstalledModel;
-  verified: "sha256" | "size" | "header";
+  verified: "sha256" | "size" | "structure";
   resumedFrom: number;
 }
 
@@ -134,6 +134,6 @@ function finish(
   const model = store.get(target.id);
   if (!model) throw new Error(`downloaded model ${target.id} vanished from ${store.dir}`);
   const verified =
-    target.sha256 !== undefined ? "sha256" : target.sizeBytes !== undefined ? "size" : "header";
+    target.sha256 !== undefined ? "sha256" : target.sizeBytes !== undefined ? "size" : "structure";
   return { model, verified, resumedFrom };
 }

@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../errors.ts";
+import { validateWhisperModel } from "../engines/ggml-model.ts";
 import { copyHashing, fileSize, removeFile } from "./files.ts";
-import { checkGgmlHeader, type ModelValidator } from "./ggml-header.ts";
 import { findPreset, type ModelPreset, modelPresets } from "./presets.ts";
 
 export interface InstalledModel {
@@ -37,14 +37,18 @@ export interface ModelStore {
   remove(id: string): boolean;
   importFile(source: string, options?: { name?: string }): Promise<ImportResult>;
   /** Throws when the file at `path` is not a loadable model. */
-  validate: ModelValidator;
+  /**
+   * The one model-file check, run before any file is installed (download, import, CLI): the
+   * header, the vocabulary and every tensor, as the engine checks it before loading.
+   */
+  validate(path: string): void;
   ensureDir(): void;
 }
 
 export interface ImportResult {
   model: InstalledModel;
   /** "sha256" when the file was matched against a preset's pinned hash. */
-  verified: "sha256" | "header";
+  verified: "sha256" | "structure";
 }
 
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -66,14 +70,9 @@ export function assertModelId(id: string): void {
 /** `ggml-base.en.bin` → `base.en`; `my-model.bin` → `my-model`. */
 export const idFromFileName = (name: string) => name.replace(/^ggml-/, "").replace(/\.bin$/, "");
 
-export function createModelStore(options: {
-  dir: string;
-  validate?: ModelValidator;
-  presets?: readonly ModelPreset[];
-}): ModelStore {
+export function createModelStore(options: { dir: string; presets?: readonly ModelPreset[] }): ModelStore {
   const { dir } = options;
   const presets = options.presets ?? modelPresets;
-  const validate = options.validate ?? checkGgmlHeader;
   const canonical = (id: string) => {
     assertModelId(id);
     return join(dir, `ggml-${id}.bin`);
@@ -127,7 +126,9 @@ export function createModelStore(options: {
       return existed;
     },
     importFile: (source, importOptions = {}) => importModel(store, source, importOptions.name),
-    validate,
+    validate: (path) => {
+      validateWhisperModel(path);
+    },
     ensureDir: () => mkdirSync(dir, { recursive: true }),
   };
   return store;
@@ -172,7 +173,7 @@ async function importModel(store: ModelStore, source: string, name?: string): Pr
     renameSync(temporary, target);
     const model = store.get(id);
     if (!model) throw new Error(`imported model ${id} vanished from ${store.dir}`);
-    return { model, verified: preset?.sha256 ? "sha256" : "header" };
+    return { model, verified: preset?.sha256 ? "sha256" : "structure" };
   } finally {
     removeFile(temporary);
   }

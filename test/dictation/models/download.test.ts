@@ -9,11 +9,12 @@ import {
 } from "../../../src/dictation/models/download.ts";
 import { createModelStore, type ModelStore } from "../../../src/dictation/models/store.ts";
 import { AppError } from "../../../src/errors.ts";
-import { ggmlLikeFile, sha256Hex } from "../../helpers/ggml-fixture.ts";
+import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../../helpers/model-mirror.ts";
 
-const SIZE = 1_000_000;
-const model = ggmlLikeFile(SIZE);
+// About 1 MB: large enough that a download spans many chunks and can be cut and resumed.
+const model = whisperModelFile(1, 8);
+const SIZE = model.length;
 
 let dir: string;
 let store: ModelStore;

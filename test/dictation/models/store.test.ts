@@ -2,15 +2,14 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { checkGgmlHeader } from "../../../src/dictation/models/ggml-header.ts";
 import { createModelStore, type ModelStore } from "../../../src/dictation/models/store.ts";
 import { AppError } from "../../../src/errors.ts";
-import { ggmlLikeFile, presetFor } from "../../helpers/ggml-fixture.ts";
+import { ggmlLikeFile, presetFor, whisperModelFile } from "../../helpers/ggml-fixture.ts";
 
 let root: string;
 let dir: string;
 let store: ModelStore;
-const upstream = ggmlLikeFile(40_000, 7);
+const upstream = whisperModelFile(7);
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "svc-store-"));
@@ -53,7 +52,7 @@ describe("models store", () => {
       .listInstalled()
       .map(({ id, file, preset, sizeBytes }) => ({ id, file, preset, sizeBytes }));
     expect(listed).toEqual([
-      { id: "tiny.en", file: "ggml-tiny.en.bin", preset: true, sizeBytes: 40_000 },
+      { id: "tiny.en", file: "ggml-tiny.en.bin", preset: true, sizeBytes: upstream.length },
       { id: "my-model", file: "my-model.bin", preset: false, sizeBytes: 100 },
     ]);
     expect(store.pathFor("my-model")).toBe(join(dir, "my-model.bin"));
@@ -65,11 +64,18 @@ describe("models store", () => {
     expect(() => store.pathFor(id)).toThrow(AppError);
   });
 
-  test("imports a valid custom file under its own name after checking the header", async () => {
-    const result = await store.importFile(source("ggml-whisper-nl.bin", ggmlLikeFile(5000)));
-    expect(result.verified).toBe("header");
+  test("imports a valid custom file under its own name after checking every tensor", async () => {
+    const result = await store.importFile(source("ggml-whisper-nl.bin", whisperModelFile(2)));
+    expect(result.verified).toBe("structure");
     expect(result.model).toMatchObject({ id: "whisper-nl", file: "ggml-whisper-nl.bin", preset: false });
     expect(readdirSync(dir)).toEqual(["ggml-whisper-nl.bin"]);
+  });
+
+  test("refuses a file whose header is whisper's but whose tensors are not, leaving nothing behind", async () => {
+    const error = await rejection(store.importFile(source("ggml-broken.bin", ggmlLikeFile(5000))));
+    expect(error.status).toBe(422);
+    expect(error.code).toBe("invalid_model");
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   test("refuses a file that is not a ggml model and leaves nothing behind", async () => {
@@ -89,20 +95,20 @@ describe("models store", () => {
   });
 
   test("refuses a file that claims a preset's name with other bytes", async () => {
-    const error = await rejection(store.importFile(source("ggml-tiny.en.bin", ggmlLikeFile(40_000, 8))));
+    const error = await rejection(store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8))));
     expect(error.status).toBe(422);
     expect(error.code).toBe("checksum_mismatch");
     expect(error.message).toContain("--name");
     expect(readdirSync(dir)).toEqual([]);
-    const renamed = await store.importFile(source("ggml-tiny.en.bin", ggmlLikeFile(40_000, 8)), {
+    const renamed = await store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8)), {
       name: "tuned",
     });
     expect(renamed.model.id).toBe("tuned");
   });
 
   test("refuses to overwrite an installed custom model", async () => {
-    await store.importFile(source("mine.bin", ggmlLikeFile(300)));
-    const error = await rejection(store.importFile(source("mine.bin", ggmlLikeFile(400))));
+    await store.importFile(source("mine.bin", whisperModelFile(3)));
+    const error = await rejection(store.importFile(source("mine.bin", whisperModelFile(4))));
     expect(error.status).toBe(409);
     expect(error.code).toBe("model_exists");
   });
@@ -118,17 +124,5 @@ describe("models store", () => {
     expect(store.remove("tiny.en")).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
     expect(store.remove("tiny.en")).toBe(false);
-  });
-});
-
-describe("checkGgmlHeader", () => {
-  test("accepts whisper's header and refuses truncated or foreign files", () => {
-    expect(() => checkGgmlHeader(source("ok.bin", ggmlLikeFile(64)))).not.toThrow();
-    expect(() => checkGgmlHeader(source("short.bin", ggmlLikeFile(64).subarray(0, 20)))).toThrow(
-      "20 bytes long",
-    );
-    const llama = ggmlLikeFile(64);
-    new DataView(llama.buffer).setInt32(4, 32000, true);
-    expect(() => checkGgmlHeader(source("llama.bin", llama))).toThrow("n_vocab is 32000");
   });
 });
