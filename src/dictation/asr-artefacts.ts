@@ -1,6 +1,8 @@
 /**
  * Marks speech engines (Whisper above all) write into transcripts that the speaker never said:
- * `[BLANK_AUDIO]`, `[ Music ]`, `(upbeat music)`, `*laughs*`, `♪`, `>>` speaker turns.
+ * `[BLANK_AUDIO]`, `[ Music ]`, `(upbeat music)`, `*laughs*`, `♪`, `>>` speaker turns. The one list:
+ * every engine's output passes through it (engines/hallucinations.ts), and cleanup applies it to
+ * text sent to /api/post-process.
  */
 
 /** Square-bracket tags are always engine annotations when they hold only words (no digits: `[1]` stays). */
@@ -46,6 +48,7 @@ export function normalizeWhitespace(text: string): string {
   return text.replace(/\r\n?|[\u2028\u2029]/gu, "\n").replace(/[^\S\n]/gu, " ");
 }
 
+/** Removes engine non-speech marks, leaving spaces where they were. */
 export function stripAsrArtefacts(text: string): string {
   return text
     .replace(BRACKET_TAG, " ")

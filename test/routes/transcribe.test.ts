@@ -214,6 +214,24 @@ describe("POST /api/transcribe input errors", () => {
     upstream.stop(true);
   });
 
+  test("engine non-speech tags are removed whatever cleanup_mode says", async () => {
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: () => Response.json({ text: "(music) ship it (laughs) today *applause* [BLANK_AUDIO]" }),
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    for (const mode of ["off", "basic"] as const) {
+      app.services.settings.set("cleanup_mode", mode);
+      const { body } = await transcribe(app, goforwardWav, "audio/wav");
+      expect({ mode, raw: body.raw }).toEqual({ mode, raw: "ship it today" });
+    }
+    upstream.stop(true);
+  });
+
   test("remote_stt_concurrency lets that many requests reach the remote server at once", async () => {
     let active = 0;
     let peak = 0;

@@ -2,6 +2,7 @@
  * Text whisper-family models invent on silence, noise or a too-strong prompt. Each rule targets a
  * documented failure, so real dictation passes through untouched.
  */
+import { stripAsrArtefacts } from "../asr-artefacts.ts";
 
 /** Sentences learned from subtitled video; nobody dictates them, so they go wherever they appear. */
 const OUTRO_SENTENCES = [
@@ -11,8 +12,6 @@ const OUTRO_SENTENCES = [
   /^(?:subtitles|captions|transcription|transcript|translation|translated|transcribed|subtitled)(?: \w+)? by\b.*/,
   /^.*\bamara\.org\b.*$/,
 ];
-/** Tags whisper emits for non-speech: [BLANK_AUDIO], [ Silence ], (music), ♪. */
-const TAG = /\[\s*[\w ]{1,30}\s*\]|\(\s*(?:silence|music|blank_audio|inaudible)\s*\)|[♪♫]+/giu;
 /** Alone, these are near-silence artefacts (the famous lone "you"). */
 const LONE_ALWAYS = new Set(["you", ""]);
 /** Alone on near-silent audio, also artefacts; on audible speech they may be real replies. */
@@ -94,7 +93,9 @@ export function isPromptEcho(text: string, prompt: string): boolean {
 
 /** Removes hallucinated text; returns "" when nothing real is left. */
 export function removeHallucinations(text: string, options: HallucinationOptions = {}): string {
-  let out = text.replace(TAG, " ").replace(/\s+/g, " ").trim();
+  // Non-speech tags ([BLANK_AUDIO], (laughs), *applause*, ♪) by the one list cleanup uses too, so
+  // they go whatever cleanup_mode says.
+  let out = stripAsrArtefacts(text).replace(/\s+/g, " ").trim();
   out = dropOutros(out).replace(/\s+/g, " ").trim();
   out = collapseRepetitions(out);
   if (options.prompt && isPromptEcho(out, options.prompt)) return "";

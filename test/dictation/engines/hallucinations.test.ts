@@ -19,6 +19,11 @@ describe("removeHallucinations", () => {
     ["Please subscribe to my channel.", ""],
     ["Send the report by Friday. Thank you for watching!", "Send the report by Friday."],
     ["[BLANK_AUDIO] Call Anna tomorrow.", "Call Anna tomorrow."],
+    ["(laughs) Call Anna *applause* tomorrow (upbeat music).", "Call Anna tomorrow ."],
+    ["(music)", ""],
+    ["*laughs*", ""],
+    // A bracketed number is a reference, not a tag.
+    ["See note [1].", "See note [1]."],
     // Real dictation passes untouched.
     ["Thank you for the quick reply.", "Thank you for the quick reply."],
     ["Tell you what, let's meet at five.", "Tell you what, let's meet at five."],
