@@ -1,7 +1,7 @@
 // `bun run build` compiles svc into one executable: dist/svc for this machine, or
 // `bun run build --target all` for every release platform (dist/svc-<platform>[.exe]).
 import { parseArgs } from "node:util";
-import { SPHINX_WORKER_ENTRY } from "../src/dictation/engines/sphinx.ts";
+import { workerEntries } from "../src/dictation/engines/registry.ts";
 
 const platforms = {
   "linux-x64": "bun-linux-x64",
@@ -25,8 +25,8 @@ async function compile(target: Platform | undefined, outfile: string): Promise<v
   const args = [
     "build",
     "src/main.ts",
-    // The sphinx engine runs in a Worker; its entry must be compiled in at a known path (--root .).
-    SPHINX_WORKER_ENTRY,
+    // Engines that run in a Worker (sphinx): their entries are compiled in at known paths (--root .).
+    ...workerEntries,
     "--root",
     ".",
     "--compile",

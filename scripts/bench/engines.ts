@@ -3,10 +3,10 @@
 // alternately in one run. Sphinx: real-time factor on the pocketsphinx-testdata clips. Issue 5's
 // target: a 5 s clip in ≤ 0.8 s. Printed, never enforced.
 import { availableParallelism, loadavg } from "node:os";
-import { createSphinxEngine } from "../../src/dictation/engines/sphinx.ts";
+import { createSphinxEngine } from "../../src/dictation/engines/sphinx/engine.ts";
 import type { SpeechEngine } from "../../src/dictation/engines/types.ts";
-import { createWhisperEngine } from "../../src/dictation/engines/whisper.ts";
-import { audioCtxFor } from "../../src/dictation/engines/whisper-params.ts";
+import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.ts";
+import { audioCtxFor } from "../../src/dictation/engines/whisper/params.ts";
 import { goForward, librivoxClips } from "../../test/helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { wer } from "../../test/helpers/wer.ts";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { EngineId } from "../dictation/engines/types.ts";
+import { engineIds, isEngineId } from "../dictation/engines/ids.ts";
 import { reasonOf } from "../errors.ts";
 import { type AppContext, parseAppContext } from "../formats/app-context.ts";
 import type { Runtime } from "../runtime.ts";
@@ -13,13 +13,11 @@ text, one file per line. Results are stored in history unless --no-history is gi
 
 Options:
   --json                  print one JSON result per file (the API's response shape)
-  --engine NAME           whisper | sphinx | remote, for this run only (default: stt_engine)
+  --engine NAME           ${engineIds.join(" | ")}, for this run only (default: stt_engine)
   --language CODE         language of the recordings (default: the language setting)
   --app-context CONTEXT   app name or JSON {"app","title","url"} that selects a format
   --raw                   skip cleanup, dictionary and plugins
   --no-history            do not store the results in history`;
-
-const engines = new Set(["whisper", "sphinx", "remote"]);
 
 /** Runs `svc transcribe` over a runtime that `open` builds once for all files. */
 export async function runTranscribeCommand(
@@ -43,11 +41,11 @@ export async function runTranscribeCommand(
     out.stderr(`svc: transcribe needs at least one FILE\n\n${transcribeHelp}\n`);
     return 2;
   }
-  if (values.engine !== undefined && !engines.has(values.engine)) {
-    out.stderr("svc: --engine must be whisper, sphinx or remote\n");
+  const engine = values.engine;
+  if (engine !== undefined && !isEngineId(engine)) {
+    out.stderr(`svc: --engine must be ${engineIds.join(", ")}\n`);
     return 2;
   }
-  const engine = values.engine as EngineId | undefined;
   let appContext: AppContext | null;
   try {
     appContext = parseAppContext(values["app-context"]);

@@ -2,8 +2,10 @@ import { isAppError, reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import type { Services } from "../services.ts";
+import { isKnownSetting } from "../settings/catalog.ts";
 import { decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
+import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import type { AfterCleanupHook } from "./hook-runner.ts";
 import type { ModelStore } from "./models/store.ts";
 import type { TextPipeline } from "./pipeline.ts";
@@ -31,15 +33,6 @@ export interface Dictation {
   close(): Promise<void>;
 }
 
-/** Settings that make the engine provider load another engine or model. */
-const engineSettings = new Set([
-  "stt_engine",
-  "stt_model",
-  "whisper_threads",
-  "audio_ctx_scaling",
-  "whisper_max_tokens",
-]);
-
 /** The dictation path over svc's services: decode → engine (queued) → text pipeline → history. */
 export function createDictation(options: DictationOptions): Dictation {
   const { services, events, logger } = options;
@@ -55,9 +48,7 @@ export function createDictation(options: DictationOptions): Dictation {
   const scheduler = createScheduler({
     maxQueued: () => services.settings.get("transcribe_queue_size"),
     estimateMs: (lane) => (lane === "batch" ? 4000 : 1500),
-    // An embedded engine uses every core: one unit at a time. A remote server may take several.
-    concurrency: () =>
-      services.settings.get("stt_engine") === "remote" ? services.settings.get("remote_stt_concurrency") : 1,
+    concurrency: () => engineDefinition(services.settings.get("stt_engine")).concurrency(services.settings),
   });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
@@ -107,7 +98,7 @@ export function createDictation(options: DictationOptions): Dictation {
   };
   // A new engine or model is loaded as soon as it is chosen, not by the next dictation.
   services.settings.onChange((key) => {
-    if (engineSettings.has(key)) void warmUp();
+    if (isKnownSetting(key) && engineSettingKeys.has(key)) void warmUp();
   });
   return { pipeline, transcriber, engines, warmUp, close: () => engines.close() };
 }

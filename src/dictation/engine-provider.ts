@@ -1,18 +1,14 @@
-import { statSync } from "node:fs";
-import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { SettingsService } from "../settings/service.ts";
 import { removeHallucinations } from "./engines/hallucinations.ts";
+import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt } from "./engines/prompt.ts";
-import { createRemoteEngine } from "./engines/remote.ts";
-import { createSphinxEngine, probeSphinx } from "./engines/sphinx.ts";
-import type { EngineId, SpeechEngine } from "./engines/types.ts";
-import { createWhisperEngine } from "./engines/whisper.ts";
+import { type EngineSettings, engineDefinition } from "./engines/registry.ts";
+import type { SpeechEngine } from "./engines/types.ts";
 import type { ModelStore } from "./models/store.ts";
 import type { ActiveEngine } from "./transcriber.ts";
 
 export interface EngineProviderDeps {
-  settings: SettingsService;
+  settings: EngineSettings & { get(key: "stt_engine"): EngineId };
   models: ModelStore;
   vocabulary: () => readonly string[];
   logger: Logger;
@@ -29,19 +25,10 @@ export interface EngineProvider {
   close(): Promise<void>;
 }
 
-function modelMissing(id: string): AppError {
-  return new AppError(
-    503,
-    "model_unavailable",
-    `Speech model "${id}" is not installed. Download it with \`svc models pull ${id}\` or POST /api/models/${id}/pull, or choose another with PUT /api/settings/stt_model.`,
-    { details: { model: id } },
-  );
-}
-
 /**
- * Chooses, loads and caches the speech engine the settings ask for. A whisper model stays loaded
- * between requests (a warm model is the point of a dictation server) and is reloaded only when
- * the model file, thread count or audio_ctx setting changes.
+ * Loads and caches the speech engine the settings select (engines/registry.ts says how each is
+ * chosen). A loaded engine is kept until its selection key changes: a warm model between requests
+ * is the point of a dictation server.
  */
 export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   const { settings, logger } = deps;
@@ -55,11 +42,15 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     previous.engine.then((engine) => engine.close()).catch(() => {});
   }
 
-  function load(id: EngineId, key: string, create: () => Promise<SpeechEngine>): Promise<SpeechEngine> {
+  function load(id: EngineId, model: string, key: string, create: () => Promise<SpeechEngine>) {
     const cached = loaded.get(id);
     if (cached?.key === key) return cached.engine;
     retire(id, cached);
-    const engine = create();
+    const started = performance.now();
+    const engine = create().then((ready) => {
+      logger.info("speech model loaded", { engine: id, model, ms: Math.round(performance.now() - started) });
+      return ready;
+    });
     const entry = { key, engine };
     loaded.set(id, entry);
     // A failed load is not cached: the next request tries again (the user may have fixed it).
@@ -68,75 +59,6 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     });
     return engine;
   }
-
-  function whisper(): { model: string; engine: Promise<SpeechEngine> } {
-    const model = settings.get("stt_model");
-    const path = deps.models.pathFor(model);
-    let mtime: number;
-    try {
-      mtime = statSync(path).mtimeMs;
-    } catch {
-      throw modelMissing(model);
-    }
-    const threads = settings.get("whisper_threads") ?? undefined;
-    const audioCtxScaling = settings.get("audio_ctx_scaling");
-    const maxTokensPerSegment = settings.get("whisper_max_tokens");
-    const key = `${path}|${mtime}|${threads ?? "auto"}|${audioCtxScaling}|${maxTokensPerSegment}`;
-    return {
-      model,
-      engine: load("whisper", key, async () => {
-        const started = performance.now();
-        const engine = await createWhisperEngine({
-          modelPath: path,
-          threads,
-          audioCtxScaling,
-          maxTokensPerSegment,
-        });
-        logger.info("speech model loaded", {
-          engine: "whisper",
-          model,
-          ms: Math.round(performance.now() - started),
-        });
-        return engine;
-      }),
-    };
-  }
-
-  function sphinx(): { model: string; engine: Promise<SpeechEngine> } {
-    const availability = probeSphinx();
-    if (!availability.available) {
-      throw new AppError(
-        503,
-        "engine_unavailable",
-        `The sphinx engine is not available: ${availability.reason}`,
-        {
-          details: { hint: availability.hint },
-        },
-      );
-    }
-    return { model: "en-us", engine: load("sphinx", "en-us", () => createSphinxEngine()) };
-  }
-
-  function remote(): { model: string; engine: Promise<SpeechEngine> } {
-    const baseUrl = settings.get("remote_stt_base_url");
-    const model = settings.get("remote_stt_model");
-    if (!baseUrl || !model) {
-      throw new AppError(
-        503,
-        "engine_unavailable",
-        "The remote engine needs remote_stt_base_url and remote_stt_model (PUT /api/settings/<key>).",
-      );
-    }
-    const apiKey = settings.get("remote_stt_api_key") ?? undefined;
-    const timeoutMs = settings.get("remote_stt_timeout_ms");
-    const key = `${baseUrl}|${model}|${apiKey}|${timeoutMs}`;
-    return {
-      model,
-      engine: load("remote", key, async () => createRemoteEngine({ baseUrl, model, apiKey, timeoutMs })),
-    };
-  }
-
-  const choose = { whisper, sphinx, remote };
 
   // The term list is a cached array, replaced when the vocabulary changes: build its prompt once.
   let promptTerms: readonly string[] | undefined;
@@ -152,9 +74,11 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   return {
     async current(override) {
       const id = override ?? settings.get("stt_engine");
-      const { model, engine } = choose[id]();
+      const definition = engineDefinition(id);
+      const { model, key, create } = definition.select({ settings, models: deps.models, logger });
+      const engine = load(id, model, key, create);
       const terms = deps.vocabulary();
-      const prompt = id === "sphinx" ? undefined : promptFor(terms);
+      const prompt = definition.bias === "prompt" ? promptFor(terms) : undefined;
       return {
         engine: await engine,
         id,

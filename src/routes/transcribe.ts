@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
 import { parseMediaType } from "../dictation/audio/media-type.ts";
+import { engineIds } from "../dictation/engines/ids.ts";
 import { languageSchema } from "../dictation/language.ts";
 import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
 import { AppError } from "../errors.ts";
@@ -27,7 +28,7 @@ export const transcribeResultSchema = v.object({
   language: v.string(),
   audioDurationMs: v.number(),
   durationMs: v.number(),
-  engine: v.picklist(["whisper", "sphinx", "remote"]),
+  engine: v.picklist(engineIds),
   model: v.string(),
   historyId: v.nullable(v.number()),
   format: v.nullable(v.object({ id: v.number(), label: v.string() })),

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { engineIds } from "../dictation/engines/ids.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { isModelId } from "../dictation/models/store.ts";
 import { jsonObject } from "../http/validate.ts";
@@ -74,9 +75,9 @@ export const settingsCatalog = {
       'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br"); engines get the primary code ("pt").',
   }),
   stt_engine: define({
-    schema: v.picklist(["whisper", "sphinx", "remote"], 'must be "whisper", "sphinx" or "remote"'),
+    schema: v.picklist(engineIds, `must be one of ${engineIds.map((id) => `"${id}"`).join(", ")}`),
     default: "whisper",
-    description: "Speech engine: embedded whisper, embedded sphinx, or a remote OpenAI-compatible server.",
+    description: `Speech engine: ${engineIds.join(", ")} (embedded whisper.cpp, embedded PocketSphinx, or a remote OpenAI-compatible server).`,
   }),
   stt_model: define({
     schema: v.pipe(

@@ -1,5 +1,6 @@
-/** Which engine produced a transcript; also the value of the `stt_engine` setting. */
-export type EngineId = "whisper" | "sphinx" | "remote";
+import type { EngineId } from "./ids.ts";
+
+export type { EngineId } from "./ids.ts";
 
 export interface TranscribeOptions {
   /** ISO 639-1 code ("en", "de"); absent or "auto" lets a multilingual engine detect it. */

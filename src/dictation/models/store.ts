@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../errors.ts";
-import { validateWhisperModel } from "../engines/ggml-model.ts";
+import { validateWhisperModel } from "../engines/whisper/ggml-model.ts";
 import { copyHashing, fileSize, removeFile } from "./files.ts";
 import { findPreset, type ModelPreset, modelPresets } from "./presets.ts";
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { workerEntries } from "../../../src/dictation/engines/registry.ts";
 import { TESTDATA } from "../../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../helpers/synthetic-model.ts";
 
@@ -18,7 +19,7 @@ describe("engines in a bun build --compile executable", () => {
         process.execPath,
         "build",
         "test/dictation/engines/fixtures/compiled-entry.ts",
-        "src/dictation/engines/sphinx-worker.ts",
+        ...workerEntries,
       ].concat(["--root", ".", "--compile", "--no-compile-autoload-bunfig", `--outfile=${exe}`]),
       { cwd: repo, stderr: "pipe", stdout: "pipe" },
     );

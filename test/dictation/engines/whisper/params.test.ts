@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { languageCode } from "../../../src/dictation/engines/languages.ts";
+import { languageCode } from "../../../../src/dictation/engines/languages.ts";
 import {
   audioCtxFor,
   resolveLanguage,
   whisperParams,
-} from "../../../src/dictation/engines/whisper-params.ts";
+} from "../../../../src/dictation/engines/whisper/params.ts";
 
 const seconds = (s: number) => Math.round(s * 16_000);
 

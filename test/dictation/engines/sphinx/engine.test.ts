@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createSphinxEngine, probeSphinx } from "../../../src/dictation/engines/sphinx.ts";
-import type { SpeechEngine } from "../../../src/dictation/engines/types.ts";
-import { goForward, librivoxClips } from "../../helpers/sphinx-testdata.ts";
-import { wer } from "../../helpers/wer.ts";
+import { createSphinxEngine, probeSphinx } from "../../../../src/dictation/engines/sphinx/engine.ts";
+import type { SpeechEngine } from "../../../../src/dictation/engines/types.ts";
+import { goForward, librivoxClips } from "../../../helpers/sphinx-testdata.ts";
+import { wer } from "../../../helpers/wer.ts";
 
 // Real speech, real engine: Debian's libpocketsphinx3 + pocketsphinx-en-us + pocketsphinx-testdata.
 let engine: SpeechEngine;

@@ -1,8 +1,8 @@
-import { AppError, reasonOf } from "../../errors.ts";
-import { engineLanguage } from "../language.ts";
-import { parseTranscription, upstreamError } from "./remote-response.ts";
-import type { SpeechEngine, TranscribeOptions, TranscriptionResult } from "./types.ts";
-import { SAMPLE_RATE } from "./types.ts";
+import { AppError, reasonOf } from "../../../errors.ts";
+import { engineLanguage } from "../../language.ts";
+import type { SpeechEngine, TranscribeOptions, TranscriptionResult } from "../types.ts";
+import { SAMPLE_RATE } from "../types.ts";
+import { parseTranscription, upstreamError } from "./response.ts";
 import { encodeWav } from "./wav-encode.ts";
 
 export interface RemoteEngineOptions {

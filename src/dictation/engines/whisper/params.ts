@@ -1,7 +1,7 @@
-import { AppError } from "../../errors.ts";
-import { engineLanguage } from "../language.ts";
-import { WHISPER_LANGUAGES } from "./languages.ts";
-import { SAMPLE_RATE } from "./types.ts";
+import { AppError } from "../../../errors.ts";
+import { engineLanguage } from "../../language.ts";
+import { WHISPER_LANGUAGES } from "../languages.ts";
+import { SAMPLE_RATE } from "../types.ts";
 
 /** The encoder sees 30 s as 1500 positions: one per 20 ms, i.e. per 320 samples at 16 kHz. */
 const SAMPLES_PER_POSITION = SAMPLE_RATE / 50;

@@ -1,5 +1,5 @@
-import { AppError, reasonOf } from "../../errors.ts";
-import type { EngineAvailability } from "./types.ts";
+import { AppError, reasonOf } from "../../../errors.ts";
+import type { EngineAvailability } from "../types.ts";
 
 /** The model object smart-whisper's addon hands back from `WhisperModel.load`. */
 export interface NativeWhisperModel {

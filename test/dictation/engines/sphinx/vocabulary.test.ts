@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { SPHINX_MODEL_DIR } from "../../../src/dictation/engines/sphinx-ffi.ts";
-import { applyTermCasing, planWord } from "../../../src/dictation/engines/sphinx-vocabulary.ts";
+import { SPHINX_MODEL_DIR } from "../../../../src/dictation/engines/sphinx/ffi.ts";
+import { applyTermCasing, planWord } from "../../../../src/dictation/engines/sphinx/vocabulary.ts";
 
 // The real pronouncing dictionary the engine uses (pocketsphinx-en-us), as a plain lookup.
 const dictionary = new Map<string, string>();

@@ -1,10 +1,10 @@
 import { dlopen } from "bun:ffi";
 import { existsSync } from "node:fs";
-import { AppError } from "../../errors.ts";
-import { engineLanguage } from "../language.ts";
-import { SPHINX_LIBRARIES, SPHINX_MODEL_DIR } from "./sphinx-ffi.ts";
-import type { SphinxReply, SphinxRequest } from "./sphinx-worker.ts";
-import type { EngineAvailability, SpeechEngine, TranscribeOptions, TranscriptionResult } from "./types.ts";
+import { AppError } from "../../../errors.ts";
+import { engineLanguage } from "../../language.ts";
+import type { EngineAvailability, SpeechEngine, TranscribeOptions, TranscriptionResult } from "../types.ts";
+import { SPHINX_LIBRARIES, SPHINX_MODEL_DIR } from "./ffi.ts";
+import type { SphinxReply, SphinxRequest } from "./worker.ts";
 
 export interface SphinxEngineOptions {
   /** Directory holding `en-us/`, `en-us.lm.bin` and `cmudict-en-us.dict` (Debian's pocketsphinx-en-us). */
@@ -14,12 +14,12 @@ export interface SphinxEngineOptions {
 }
 
 /** The worker's path inside a compiled binary built with `--root .` and this entrypoint (scripts/build.ts). */
-export const SPHINX_WORKER_ENTRY = "src/dictation/engines/sphinx-worker.ts";
+export const SPHINX_WORKER_ENTRY = "src/dictation/engines/sphinx/worker.ts";
 
 /** From source the worker sits beside this module; in a compiled binary, at its entrypoint path. */
 function workerSpecifier(): string | URL {
   const compiled = /\/\$bunfs\/|\/~BUN\//.test(import.meta.url);
-  return compiled ? `./${SPHINX_WORKER_ENTRY}` : new URL("./sphinx-worker.ts", import.meta.url);
+  return compiled ? `./${SPHINX_WORKER_ENTRY}` : new URL("./worker.ts", import.meta.url);
 }
 
 const HINT =

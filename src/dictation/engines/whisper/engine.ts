@@ -1,10 +1,10 @@
 import { availableParallelism } from "node:os";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../errors.ts";
+import type { SpeechEngine, TranscribeOptions, TranscriptionResult, TranscriptSegment } from "../types.ts";
+import { SAMPLE_RATE } from "../types.ts";
+import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon } from "./binding.ts";
 import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
-import type { SpeechEngine, TranscribeOptions, TranscriptionResult, TranscriptSegment } from "./types.ts";
-import { SAMPLE_RATE } from "./types.ts";
-import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon } from "./whisper-binding.ts";
-import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./whisper-params.ts";
+import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./params.ts";
 
 export interface WhisperEngineOptions {
   modelPath: string;

@@ -2,9 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { validateWhisperModel } from "../../../src/dictation/engines/ggml-model.ts";
-import { AppError } from "../../../src/errors.ts";
-import { syntheticModel } from "../../helpers/synthetic-model.ts";
+import { validateWhisperModel } from "../../../../src/dictation/engines/whisper/ggml-model.ts";
+import { AppError } from "../../../../src/errors.ts";
+import { syntheticModel } from "../../../helpers/synthetic-model.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-ggml-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

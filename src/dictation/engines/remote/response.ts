@@ -1,6 +1,6 @@
-import { AppError } from "../../errors.ts";
-import { languageCode } from "./languages.ts";
-import type { TranscriptionResult, TranscriptSegment } from "./types.ts";
+import { AppError } from "../../../errors.ts";
+import { languageCode } from "../languages.ts";
+import type { TranscriptionResult, TranscriptSegment } from "../types.ts";
 
 /** Turns an OpenAI `json` or `verbose_json` transcription body into our result; throws on anything else. */
 export function parseTranscription(

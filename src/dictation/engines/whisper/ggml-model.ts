@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync } from "node:fs";
-import { AppError } from "../../errors.ts";
+import { AppError } from "../../../errors.ts";
 import { createFileCursor, type FileCursor } from "./file-cursor.ts";
 import { expectedTensors, tensorBytes, weightType } from "./ggml-tensors.ts";
 

@@ -2,10 +2,10 @@
 // 5 s clip) and would otherwise stall every request on the server. `bun build --compile` needs this
 // file listed as an extra entrypoint.
 
-import { reasonOf } from "../../errors.ts";
-import { openSphinxDecoder, type SphinxDecoder } from "./sphinx-ffi.ts";
-import { applyTermCasing, planWord, termWords } from "./sphinx-vocabulary.ts";
-import type { TranscriptSegment } from "./types.ts";
+import { reasonOf } from "../../../errors.ts";
+import type { TranscriptSegment } from "../types.ts";
+import { openSphinxDecoder, type SphinxDecoder } from "./ffi.ts";
+import { applyTermCasing, planWord, termWords } from "./vocabulary.ts";
 
 export type SphinxRequest =
   | { type: "init"; modelDir: string }

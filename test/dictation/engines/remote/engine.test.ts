@@ -1,5 +1,8 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { createRemoteEngine, type RemoteEngineOptions } from "../../../src/dictation/engines/remote.ts";
+import {
+  createRemoteEngine,
+  type RemoteEngineOptions,
+} from "../../../../src/dictation/engines/remote/engine.ts";
 
 // A real HTTP server on loopback speaking OpenAI's transcription protocol; each test sets its answers.
 type Answer = (form: FormData, request: number) => Response | Promise<Response>;

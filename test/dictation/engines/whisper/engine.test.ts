@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createWhisperEngine, type WhisperEngine } from "../../../src/dictation/engines/whisper.ts";
-import { syntheticModel } from "../../helpers/synthetic-model.ts";
+import { createWhisperEngine, type WhisperEngine } from "../../../../src/dictation/engines/whisper/engine.ts";
+import { syntheticModel } from "../../../helpers/synthetic-model.ts";
 
 // Synthetic weights: transcripts are gibberish, so these tests assert structure and behaviour only.
 const micro = syntheticModel("micro");

@@ -1,7 +1,7 @@
 // PocketSphinx 5prealpha (Debian's libpocketsphinx3) through bun:ffi. Synchronous C calls: this module
 // is used from the sphinx worker, never on the server's main thread.
 import { CString, dlopen, type Pointer, ptr, FFIType as T } from "bun:ffi";
-import type { TranscriptSegment } from "./types.ts";
+import type { TranscriptSegment } from "../types.ts";
 
 export const SPHINX_LIBRARIES = { pocketsphinx: "libpocketsphinx.so.3", sphinxbase: "libsphinxbase.so.3" };
 export const SPHINX_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";

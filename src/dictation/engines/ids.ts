@@ -1,0 +1,10 @@
+/**
+ * The speech engines svc has: the values of the `stt_engine` setting, the `engine` of a transcript,
+ * and `svc transcribe --engine`. No imports, so settings, routes and the CLI can all derive from it.
+ * Adding an engine starts here (docs/ARCHITECTURE.md, "Add a speech engine").
+ */
+export const engineIds = ["whisper", "sphinx", "remote"] as const;
+export type EngineId = (typeof engineIds)[number];
+
+export const isEngineId = (value: string): value is EngineId =>
+  (engineIds as readonly string[]).includes(value);
