@@ -65,6 +65,7 @@ function csvRows(text: string, spec: TableSpec<v.GenericSchema>): RawRow[] {
     throw error;
   }
   const rows = records.filter((record) => record.fields.some((field) => field.trim() !== ""));
+  assertRowCount(rows.length - 1, spec.maxRows);
   const first = rows.shift();
   const header = first?.fields.map((name) => name.trim().toLowerCase()) ?? [];
   const missing = spec.required.filter((column) => !header.includes(column));
@@ -85,6 +86,13 @@ function csvRows(text: string, spec: TableSpec<v.GenericSchema>): RawRow[] {
   });
 }
 
+/** Counted before any row is copied or validated: a file of millions of rows is refused at once. */
+function assertRowCount(rows: number, limit: number): void {
+  if (rows > limit) {
+    throw payloadTooLarge(`The file has ${rows} rows; at most ${limit} can be imported.`, { rows, limit });
+  }
+}
+
 class TooManyFields {
   constructor(
     readonly found: number,
@@ -92,11 +100,12 @@ class TooManyFields {
   ) {}
 }
 
-function jsonRows(text: string): RawRow[] {
+function jsonRows(text: string, maxRows: number): RawRow[] {
   const parsed = parseJsonBody(text, "The import body is not valid JSON.");
   if (!Array.isArray(parsed)) {
     throw new AppError(400, "invalid_request", "A JSON import must be an array of objects.");
   }
+  assertRowCount(parsed.length, maxRows);
   return parsed.map((value, index) => ({ where: { index }, value }));
 }
 
@@ -112,13 +121,7 @@ export async function readTable<S extends v.GenericSchema>(
 ): Promise<v.InferOutput<S>[]> {
   const json = requireMediaType(c, ["application/json", "text/csv"]) === "application/json";
   const text = await c.req.text();
-  const rows = json ? jsonRows(text) : csvRows(text, spec);
-  if (rows.length > spec.maxRows) {
-    throw payloadTooLarge(`The file has ${rows.length} rows; at most ${spec.maxRows} can be imported.`, {
-      rows: rows.length,
-      limit: spec.maxRows,
-    });
-  }
+  const rows = json ? jsonRows(text, spec.maxRows) : csvRows(text, spec);
   const problems: RowProblem[] = [];
   const seen = new Map<string, RawRow["where"]>();
   const items: v.InferOutput<S>[] = [];

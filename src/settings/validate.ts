@@ -1,6 +1,5 @@
-import * as v from "valibot";
 import { AppError, badRequest, payloadTooLarge } from "../errors.ts";
-import { describeIssues } from "../http/validate.ts";
+import { describeIssues, maxReportedIssues, safeParseBounded } from "../http/validate.ts";
 import { isKnownSetting, type SettingDef, settingsCatalog } from "./catalog.ts";
 
 /** Client preferences (unknown keys) are opaque but bounded, so settings cannot become a blob store. */
@@ -31,9 +30,9 @@ export function encodeSetting(key: string, value: unknown): { json: string; valu
   const def = settingDef(key);
   let parsed = value;
   if (def) {
-    const result = v.safeParse(def.schema, value);
+    const result = safeParseBounded(def.schema, value);
     if (!result.success) {
-      const issues = describeIssues(result.issues);
+      const issues = describeIssues(result.issues.slice(0, maxReportedIssues));
       const what = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
       throw badRequest("invalid_setting", `Invalid value for setting "${key}": ${what.join("; ")}.`, {
         key,

@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { jsonDepth, maxJsonDepth } from "../../src/http/validate.ts";
+import { jsonTextDepth, maxJsonDepth, parseJsonBody } from "../../src/http/validate.ts";
 import { createTestApp } from "../helpers/app.ts";
 
 type ErrorBody = { error: { code: string; details?: { limit?: number } } };
 const nested = (depth: number, leaf = "1") => `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
 
-describe("jsonDepth", () => {
+describe("jsonTextDepth", () => {
   test.each([
     [1, 0],
     ["x", 0],
@@ -14,12 +14,21 @@ describe("jsonDepth", () => {
     [{}, 1],
     [{ a: [1, { b: 2 }] }, 3],
     [[[], [[[]]], []], 4],
+    [{ "[[[": "{{{", 'q"[': ["\\", '\\"[['] }, 2],
   ])("%j is %d deep", (value, depth) => {
-    expect(jsonDepth(value)).toBe(depth);
+    expect(jsonTextDepth(JSON.stringify(value))).toBe(depth);
   });
 
-  test("stops counting just past the limit, however deep the value, without recursing", () => {
-    expect(jsonDepth(JSON.parse(nested(200_000)))).toBe(maxJsonDepth + 1);
+  test("stops counting just past the limit, however deep the text", () => {
+    expect(jsonTextDepth(nested(200_000))).toBe(maxJsonDepth + 1);
+  });
+
+  test("a 16 MiB array is checked in a linear pass, not seconds", () => {
+    // Walking the parsed value took 9 s and 600 MiB for this body; the scan takes milliseconds.
+    const text = `[${"1,".repeat(8 * 1024 * 1024 - 1)}1]`;
+    const started = performance.now();
+    expect((parseJsonBody(text, "bad") as unknown[]).length).toBe(8 * 1024 * 1024);
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 
