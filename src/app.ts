@@ -6,6 +6,7 @@ import type { ModelService } from "./dictation/models/service.ts";
 import type { EventBus } from "./events.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
+import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import { notFoundRenderer, renderError } from "./http/errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
@@ -35,7 +36,8 @@ export interface AppDeps extends Services {
   version: string;
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
-  maxBodyBytes: number;
+  /** Request body size, deadline, rate and concurrency limits. */
+  body: BodyLimits;
   /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
   docs: ApiDocs;
   /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
@@ -52,13 +54,28 @@ export interface HttpDeps {
   version: string;
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
-  maxBodyBytes: number;
+  body: BodyLimits;
 }
 
 /** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */
 export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
   const { services, plugins, models, dictation, db, events } = runtime;
   return { ...services, plugins, models, dictation, db, events, ...http, docs: createApiDocs() };
+}
+
+const importPaths = new Set(["/api/import", "/api/dictionary/import", "/api/vocabulary/import"]);
+const pluginManagement = /^\/api\/plugins\/(install|uninstall|reload|[^/]+\/(enable|disable))\/?$/;
+
+/**
+ * The body limit a path gets: audio uploads and plugin routes (whatever a plugin accepts)
+ * SVC_MAX_BODY_SIZE, imports SVC_MAX_IMPORT_SIZE, every other route (JSON) SVC_MAX_JSON_SIZE.
+ */
+export function bodyKindOf(path: string): BodyKind {
+  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+  if (trimmed === "/api/transcribe") return "upload";
+  if (importPaths.has(trimmed)) return "import";
+  if (trimmed.startsWith("/api/plugins/") && !pluginManagement.test(trimmed)) return "upload";
+  return "json";
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
@@ -69,7 +86,7 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
   });
-  installRequestContext(app, context, deps.maxBodyBytes);
+  installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version });
   app.route(health.route.path, health.app);
   app.route("/api/events", createEventsRoutes());

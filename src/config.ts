@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/models/presets.ts";
+import type { BodyLimits } from "./http/body-guard.ts";
 import { parseOriginList } from "./http/origin.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */
@@ -93,6 +94,11 @@ export const envSchema = v.object({
     "info",
   ),
   SVC_MAX_BODY_SIZE: byteSize("SVC_MAX_BODY_SIZE", "64mb", 1024),
+  SVC_MAX_JSON_SIZE: byteSize("SVC_MAX_JSON_SIZE", "1mb", 1024),
+  SVC_MAX_IMPORT_SIZE: byteSize("SVC_MAX_IMPORT_SIZE", "32mb", 1024),
+  SVC_BODY_TIMEOUT_MS: integer("SVC_BODY_TIMEOUT_MS", 100, 3_600_000, 120_000),
+  SVC_BODY_MIN_RATE: byteSize("SVC_BODY_MIN_RATE", "1kb", 0),
+  SVC_MAX_UPLOADS: integer("SVC_MAX_UPLOADS", 1, 100_000, 32),
   SVC_SHUTDOWN_TIMEOUT_MS: integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
   SVC_PLUGINS_DIR: v.optional(v.string()),
   SVC_PLUGIN_SETUP_TIMEOUT_MS: integer("SVC_PLUGIN_SETUP_TIMEOUT_MS", 100, 600_000, 10_000),
@@ -118,7 +124,8 @@ export type Config = {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
   logLevel: "debug" | "info" | "warn" | "error";
-  maxBodyBytes: number;
+  /** Request body sizes, deadline, minimum rate and how many are received at once. */
+  body: BodyLimits;
   shutdownTimeoutMs: number;
   pluginsDir: string;
   /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */
@@ -156,7 +163,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS),
     allowedHosts: out.SVC_ALLOWED_HOSTS,
     logLevel: out.SVC_LOG_LEVEL,
-    maxBodyBytes: out.SVC_MAX_BODY_SIZE,
+    body: {
+      maxUploadBytes: out.SVC_MAX_BODY_SIZE,
+      maxJsonBytes: out.SVC_MAX_JSON_SIZE,
+      maxImportBytes: out.SVC_MAX_IMPORT_SIZE,
+      timeoutMs: out.SVC_BODY_TIMEOUT_MS,
+      minBytesPerSecond: out.SVC_BODY_MIN_RATE,
+      maxConcurrent: out.SVC_MAX_UPLOADS,
+    },
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
     pluginsDir: resolve(out.SVC_PLUGINS_DIR?.trim() || join(dataDir, "plugins")),
     pluginSetupTimeoutMs: out.SVC_PLUGIN_SETUP_TIMEOUT_MS,

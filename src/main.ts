@@ -65,7 +65,7 @@ async function serve(env: Env): Promise<number> {
       version,
       trustedOrigins: config.trustedOrigins,
       allowedHosts: config.allowedHosts,
-      maxBodyBytes: config.maxBodyBytes,
+      body: config.body,
     }),
   );
   const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
@@ -77,7 +77,7 @@ async function serve(env: Env): Promise<number> {
       routes: app.bunRoutes,
       fetch: app.fetch,
       websocket: socket.handler,
-      // The app enforces SVC_MAX_BODY_SIZE itself, from Content-Length before reading a byte and
+      // The app enforces the body limits itself, from Content-Length before reading a byte and
       // while counting a chunked body, and answers with the JSON envelope, the request id and a
       // log line. Bun's own cap would answer first with a bare 413 and none of them.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,

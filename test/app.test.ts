@@ -242,15 +242,17 @@ describe("host guard", () => {
 });
 
 describe("request body limit", () => {
-  test("a body over SVC_MAX_BODY_SIZE is 413 payload_too_large", async () => {
-    const { request } = createTestApp({ maxBodyBytes: 2048 });
+  test("a JSON body over SVC_MAX_JSON_SIZE is 413 payload_too_large naming the setting", async () => {
+    const { request } = createTestApp({ body: { maxJsonBytes: 2048 } });
     const res = await request("/api/nope", { method: "POST", body: "x".repeat(4096) });
     expect(res.status).toBe(413);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    const { error } = (await res.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("payload_too_large");
+    expect(error.message).toContain("SVC_MAX_JSON_SIZE");
   });
 
   test("a streamed body without Content-Length is cut off too", async () => {
-    const { request } = createTestApp({ maxBodyBytes: 2048 });
+    const { request } = createTestApp({ body: { maxJsonBytes: 2048 } });
     const body = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 8; i++) controller.enqueue(new Uint8Array(1024));

@@ -22,7 +22,14 @@ describe("loadConfig", () => {
       env: "production",
       doNotTrack: false,
       logLevel: "info",
-      maxBodyBytes: 64 * 1024 * 1024,
+      body: {
+        maxUploadBytes: 64 * 1024 * 1024,
+        maxJsonBytes: 1024 * 1024,
+        maxImportBytes: 32 * 1024 * 1024,
+        timeoutMs: 120_000,
+        minBytesPerSecond: 1024,
+        maxConcurrent: 32,
+      },
       shutdownTimeoutMs: 10_000,
       pluginSetupTimeoutMs: 10_000,
       pluginsDir: "/tmp/x/plugins",
@@ -97,7 +104,7 @@ describe("loadConfig", () => {
     expect(config.port).toBe(8080);
     expect([...config.trustedOrigins]).toEqual(["https://dictation.example.com", "app://svc"]);
     expect(config.allowedHosts).toEqual(["svc.lan", ".example.com"]);
-    expect(config.maxBodyBytes).toBe(10 * 1024 * 1024);
+    expect(config.body.maxUploadBytes).toBe(10 * 1024 * 1024);
     expect(config.doNotTrack).toBe(true);
     expect(config.pluginsDir).toBe("/opt/plugins");
   });

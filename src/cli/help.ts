@@ -14,7 +14,12 @@ Environment:
   SVC_LOG_LEVEL            debug | info | warn | error (default info)
   SVC_TRUSTED_ORIGINS      extra origins allowed to change state, comma-separated
   SVC_ALLOWED_HOSTS        host names the server may be reached by, comma-separated
-  SVC_MAX_BODY_SIZE        largest request body (default 64mb)
+  SVC_MAX_BODY_SIZE        largest audio upload or plugin route body (default 64mb)
+  SVC_MAX_IMPORT_SIZE      largest import body (default 32mb)
+  SVC_MAX_JSON_SIZE        largest body of every other route (default 1mb)
+  SVC_BODY_TIMEOUT_MS      a body must arrive within this (default 120000), else 408
+  SVC_BODY_MIN_RATE        bytes per second a body must keep up, 0 for off (default 1kb)
+  SVC_MAX_UPLOADS          bodies received at once; more get 503 busy (default 32)
   SVC_SHUTDOWN_TIMEOUT_MS  how long in-flight requests may finish on SIGTERM (default 10000)
   SVC_PLUGINS_DIR          plugins folder (default: plugins/ beside the database)
   SVC_PLUGIN_SETUP_TIMEOUT_MS

@@ -1,8 +1,7 @@
 import type { Server } from "bun";
 import type { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { type BodyKind, type BodyLimits, createBodyGuard } from "./body-guard.ts";
 import { errorResponse } from "./errors.ts";
 import { createGuard, type GuardOptions } from "./guards.ts";
 import { rawPath } from "./raw-path.ts";
@@ -162,29 +161,15 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
 
 /**
  * Puts the request context around `app.fetch` (which `app.request` also calls), so Bun.serve
- * and tests meet the same guards. Call it before mounting routes: it also adds the body limit.
+ * and tests meet the same guards. Call it before mounting routes: it also adds the body guard,
+ * which reads every body within the limits for its path's kind.
  */
 export function installRequestContext(
   app: Hono<AppEnv>,
   context: RequestContext,
-  maxBodyBytes: number,
+  body: { limits: BodyLimits; kindOf: (path: string) => BodyKind },
 ): void {
-  app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
-    "*",
-    bodyLimit({
-      maxSize: maxBodyBytes,
-      onError: () => {
-        throw new AppError(
-          413,
-          "payload_too_large",
-          `The request body is larger than ${maxBodyBytes} bytes (SVC_MAX_BODY_SIZE).`,
-          // The rest of the body is not read: the connection ends with the answer.
-          { headers: { connection: "close" } },
-        );
-      },
-    }),
-  );
+  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", createBodyGuard(body.limits, body.kindOf));
   const dispatch = app.fetch;
   const respond: Respond = (request, info) => dispatch(request, info);
   app.fetch = (request, env) => context(request, env, respond);

@@ -10,7 +10,7 @@ import {
 } from "./dictionary-schemas.ts";
 import { documentKeyed } from "./keyed-docs.ts";
 
-const { maxKeyLength, maxValueLength, maxEntries, maxImportBytes } = dictionaryLimits;
+const { maxKeyLength, maxValueLength, maxEntries } = dictionaryLimits;
 const limits =
   `Keys are trimmed, inner whitespace squashed, at most ${maxKeyLength} characters, unique ignoring letter case ` +
   `(Unicode-aware); values are trimmed, at most ${maxValueLength} characters; at most ${maxEntries} entries.`;
@@ -53,7 +53,7 @@ export function documentDictionary(docs: ApiDocs): void {
           "unsupported_media_type. " +
           "Blank CSV lines are skipped. mode=merge (default) adds new keys and updates the values of existing " +
           "ones, keeping their usage counts; mode=replace also deletes every entry the file does not name. " +
-          `Files over ${maxImportBytes} bytes or ${maxEntries} rows are 413 payload_too_large; an import that ` +
+          `Files over SVC_MAX_IMPORT_SIZE (32 MiB by default) or ${maxEntries} rows are 413 payload_too_large; an import that ` +
           "would leave the dictionary over its limit is 413 limit_exceeded.",
       },
       export: {

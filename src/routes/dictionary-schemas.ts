@@ -13,8 +13,6 @@ export const dictionaryLimits = {
   maxValueLength: 2000,
   /** Entries in the whole dictionary; creating or importing past it is 413 `limit_exceeded`. */
   maxEntries: 50_000,
-  /** Bytes of one import file; more is 413 `payload_too_large`. */
-  maxImportBytes: 32 * 1024 * 1024,
 } as const;
 
 const { maxKeyLength, maxValueLength } = dictionaryLimits;

@@ -1,9 +1,8 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type * as v from "valibot";
 import type { KeyedRepo } from "../db/keyed-repo.ts";
 import type { ListQuery } from "../db/list-sql.ts";
-import { AppError, notFound, payloadTooLarge } from "../errors.ts";
+import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import { readId } from "../http/params.ts";
 import {
@@ -26,7 +25,7 @@ export interface KeyedRoutesSpec<E extends { id: number }, I, F extends string, 
   create: v.GenericSchema<unknown, I>;
   patch: v.GenericSchema<unknown, Partial<I>>;
   table: TableSpec<v.GenericSchema<unknown, I>>;
-  limits: { maxEntries: number; maxImportBytes: number };
+  limits: { maxEntries: number };
   /** The 413 message when a create would go past maxEntries. */
   full: string;
   /** What is missing, for the 404: "dictionary entry". */
@@ -38,15 +37,8 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
   spec: KeyedRoutesSpec<E, I, F, X>,
 ) {
   const { repo, events, name } = spec;
-  const { maxEntries, maxImportBytes } = spec.limits;
-  const importLimit = bodyLimit({
-    maxSize: maxImportBytes,
-    onError: () => {
-      throw payloadTooLarge(`An import file may be at most ${maxImportBytes} bytes.`, {
-        limit: maxImportBytes,
-      });
-    },
-  });
+  // The import file's size is bounded by SVC_MAX_IMPORT_SIZE (bodyKindOf in app.ts).
+  const { maxEntries } = spec.limits;
   const changed = (action: string, data: Record<string, unknown> = {}) =>
     events.publish(`${name}.changed`, { action, ...data });
   const missing = (id: number): never => {
@@ -60,7 +52,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       const { format } = readQuery(c, exportQuerySchema);
       return sendTable(c, `svc-${name}`, format, spec.exportColumns, repo.exportAll());
     })
-    .post("/import", importLimit, async (c) => {
+    .post("/import", async (c) => {
       const { mode } = readQuery(c, importQuerySchema);
       const items = await readTable(c, spec.table);
       const summary = repo.importAll(items, { mode, maxEntries });

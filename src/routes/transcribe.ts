@@ -85,6 +85,10 @@ export const transcribeErrors: Record<number, { description: string }> = {
     description:
       "`missing_audio` (empty body or no `audio`/`file` part), `invalid_multipart`, `invalid_app_context`, `invalid_engine_option` (the remote engine URL setting is not http(s))",
   },
+  408: {
+    description:
+      "`request_timeout` (the body did not arrive within SVC_BODY_TIMEOUT_MS, or slower than SVC_BODY_MIN_RATE; the connection is closed)",
+  },
   413: {
     description: "`payload_too_large` (over SVC_MAX_BODY_SIZE), `audio_too_long` (over max_audio_seconds)",
   },
@@ -100,7 +104,7 @@ export const transcribeErrors: Record<number, { description: string }> = {
   },
   503: {
     description:
-      "`busy` (queue full; Retry-After), `engine_busy` (remote rate limit; Retry-After), `model_unavailable` (says how to get one), `engine_unavailable`, `engine_closed` (shutting down)",
+      "`busy` (queue full, or SVC_MAX_UPLOADS bodies already arriving; Retry-After), `engine_busy` (remote rate limit; Retry-After), `model_unavailable` (says how to get one), `engine_unavailable`, `engine_closed` (shutting down)",
   },
   504: {
     description:

@@ -9,7 +9,7 @@ import {
   vocabularyPatchSchema,
 } from "./vocabulary-schemas.ts";
 
-const { maxTermLength, maxNotesLength, maxEntries, maxImportBytes } = vocabularyLimits;
+const { maxTermLength, maxNotesLength, maxEntries } = vocabularyLimits;
 const limits =
   `Terms are trimmed, inner whitespace squashed, at most ${maxTermLength} characters, unique ignoring letter ` +
   `case (Unicode-aware); notes at most ${maxNotesLength} characters; at most ${maxEntries} terms.`;
@@ -52,7 +52,7 @@ export function documentVocabulary(docs: ApiDocs): void {
           "invalid_csv, invalid_json, invalid_request or json_too_deep; a body declared as any other type " +
           "(text/plain, a form) is 415 unsupported_media_type. " +
           "mode=merge (default) adds new terms and updates notes (a missing notes column keeps them); " +
-          `mode=replace also deletes terms the file does not name. Over ${maxImportBytes} bytes or ${maxEntries} ` +
+          `mode=replace also deletes terms the file does not name. Over SVC_MAX_IMPORT_SIZE (32 MiB by default) or ${maxEntries} ` +
           "rows: 413 payload_too_large; leaving the vocabulary over its limit: 413 limit_exceeded.",
       },
       export: {

@@ -13,8 +13,6 @@ export const vocabularyLimits = {
   maxNotesLength: 1000,
   /** Terms in the whole vocabulary; creating or importing past it is 413 `limit_exceeded`. */
   maxEntries: 10_000,
-  /** Bytes of one import file; more is 413 `payload_too_large`. */
-  maxImportBytes: 8 * 1024 * 1024,
 } as const;
 
 const { maxTermLength, maxNotesLength } = vocabularyLimits;

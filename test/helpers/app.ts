@@ -9,6 +9,7 @@ import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/models/presets.ts";
 import type { ModelService } from "../../src/dictation/models/service.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
+import type { BodyLimits } from "../../src/http/body-guard.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
 import { assembleRuntime } from "../../src/runtime.ts";
@@ -35,7 +36,10 @@ export interface TestApp {
 export interface TestAppOptions {
   trustedOrigins?: string[];
   allowedHosts?: string[];
+  /** SVC_MAX_BODY_SIZE (audio uploads and plugin routes); default 1 MiB. */
   maxBodyBytes?: number;
+  /** The other body limits; defaults as in production. */
+  body?: Partial<BodyLimits>;
   /** Default: a fresh folder name under the temp directory, created when the host starts. */
   pluginsDir?: string;
   /** Default: a closed port, so no test reaches a real registry by accident. */
@@ -81,7 +85,15 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       version: "0.0.0-test",
       trustedOrigins: new Set(options.trustedOrigins ?? []),
       allowedHosts: options.allowedHosts ?? [],
-      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      body: {
+        maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
+        maxJsonBytes: 1024 * 1024,
+        maxImportBytes: 32 * 1024 * 1024,
+        timeoutMs: 120_000,
+        minBytesPerSecond: 1024,
+        maxConcurrent: 32,
+        ...options.body,
+      },
     }),
   );
   const request = (path: string, init: RequestInit = {}) => Promise.resolve(app.request(path, init));

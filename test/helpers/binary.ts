@@ -29,13 +29,20 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
-/** Starts the binary on a free port (PORT=0) and resolves once it logs that it listens. */
+/**
+ * Starts the binary on a free port (PORT=0) and resolves once it logs that it listens.
+ * `fdLimit` runs it under `ulimit -n` (systemd's default soft limit is 1024).
+ */
 export async function startBinary(
   env: Record<string, string>,
-  options: { cwd?: string } = {},
+  options: { cwd?: string; fdLimit?: number } = {},
 ): Promise<RunningServer> {
   const binary = await compiledBinary();
-  const proc = Bun.spawn([binary], {
+  const command =
+    options.fdLimit === undefined
+      ? [binary]
+      : ["bash", "-c", `ulimit -n ${options.fdLimit} && exec "$0"`, binary];
+  const proc = Bun.spawn(command, {
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
     cwd: options.cwd ?? mkdtempSync(join(tmpdir(), "svc-cwd-")),
     stdin: "ignore",

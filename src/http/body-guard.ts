@@ -1,0 +1,168 @@
+import type { MiddlewareHandler } from "hono";
+import { AppError } from "../errors.ts";
+import type { AppEnv } from "./types.ts";
+
+/** Which limit a route's body gets: raw uploads, table and data imports, or everything else (JSON). */
+export type BodyKind = "upload" | "import" | "json";
+
+/** The bounds on request bodies (settings in brackets; see the README's configuration table). */
+export interface BodyLimits {
+  /** Bytes for audio uploads and plugin routes [SVC_MAX_BODY_SIZE]. */
+  maxUploadBytes: number;
+  /** Bytes for imports [SVC_MAX_IMPORT_SIZE]. */
+  maxImportBytes: number;
+  /** Bytes for every other route [SVC_MAX_JSON_SIZE]. */
+  maxJsonBytes: number;
+  /** A body must have arrived in full this long after the request did [SVC_BODY_TIMEOUT_MS]. */
+  timeoutMs: number;
+  /** Bytes per second a body must keep up over each `rateWindowMs`; 0 turns it off [SVC_BODY_MIN_RATE]. */
+  minBytesPerSecond: number;
+  /** Bodies received at once; one more is 503 busy [SVC_MAX_UPLOADS]. */
+  maxConcurrent: number;
+  /** How long the rate is measured over. Default 10 s; tests shorten it. */
+  rateWindowMs?: number;
+}
+
+const settingOf: Record<BodyKind, string> = {
+  upload: "SVC_MAX_BODY_SIZE",
+  import: "SVC_MAX_IMPORT_SIZE",
+  json: "SVC_MAX_JSON_SIZE",
+};
+
+// The answer is sent while the client may still be sending: the rest is not read, so the
+// connection must end with it.
+const closing = { connection: "close" };
+
+const tooLarge = (kind: BodyKind, limit: number) =>
+  new AppError(
+    413,
+    "payload_too_large",
+    `The request body is larger than ${limit} bytes (${settingOf[kind]}); send a smaller one.`,
+    { details: { limit, setting: settingOf[kind] }, headers: closing },
+  );
+
+const busy = (limit: number, retryAfterSeconds: number) =>
+  new AppError(
+    503,
+    "busy",
+    `svc is already receiving ${limit} request bodies (SVC_MAX_UPLOADS); retry in a few seconds.`,
+    { details: { limit }, headers: { ...closing, "Retry-After": String(retryAfterSeconds) } },
+  );
+
+/**
+ * Reads every request body before the route runs, within its route's size limit, a deadline and a
+ * minimum rate, and at most `maxConcurrent` at once. Bun's idle timeout restarts on every byte, so
+ * a body trickling a byte every few seconds, or announced and never sent, would hold its
+ * connection (a file descriptor, a buffer) forever; here it is cut with 408 `request_timeout`.
+ * The route then reads the buffered body as usual.
+ */
+export function createBodyGuard(
+  limits: BodyLimits,
+  kindOf: (path: string) => BodyKind,
+): MiddlewareHandler<AppEnv> {
+  const windowMs = limits.rateWindowMs ?? 10_000;
+  const retryAfter = Math.max(1, Math.ceil(windowMs / 1000));
+  let receiving = 0;
+  return async (c, next) => {
+    const request = c.req.raw;
+    if (request.body === null) return next();
+    const kind = kindOf(c.req.path);
+    const maxBytes = {
+      upload: limits.maxUploadBytes,
+      import: limits.maxImportBytes,
+      json: limits.maxJsonBytes,
+    }[kind];
+    const declared = request.headers.has("transfer-encoding") ? null : request.headers.get("content-length");
+    // Refused from the header alone, before a byte is read or a slot taken.
+    if (declared !== null && Number(declared) > maxBytes) throw tooLarge(kind, maxBytes);
+    if (receiving >= limits.maxConcurrent) throw busy(limits.maxConcurrent, retryAfter);
+    receiving += 1;
+    let body: Uint8Array<ArrayBuffer>;
+    try {
+      body = await readBody(request.body, { ...limits, windowMs, maxBytes, kind });
+    } finally {
+      receiving -= 1;
+    }
+    c.req.raw = new Request(request, { body });
+    return next();
+  };
+}
+
+interface ReadOptions {
+  maxBytes: number;
+  kind: BodyKind;
+  timeoutMs: number;
+  minBytesPerSecond: number;
+  windowMs: number;
+}
+
+/** The whole body, or an AppError: 413 past `maxBytes`, 408 past the deadline or under the rate. */
+async function readBody(
+  stream: ReadableStream<Uint8Array>,
+  options: ReadOptions,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  let failure: AppError | undefined;
+  const fail = (error: AppError) => {
+    failure ??= error;
+    // Ends a pending read (done), also when no byte ever arrives.
+    reader.cancel().catch(() => {});
+  };
+  const deadline = setTimeout(() => fail(timedOut(options.timeoutMs)), options.timeoutMs);
+  const perWindow = (options.minBytesPerSecond * options.windowMs) / 1000;
+  let atLastCheck = 0;
+  const rate =
+    perWindow > 0
+      ? setInterval(() => {
+          if (received - atLastCheck < perWindow) fail(tooSlow(options.minBytesPerSecond, options.windowMs));
+          atLastCheck = received;
+        }, options.windowMs)
+      : undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (failure) throw failure;
+      if (done) break;
+      received += value.byteLength;
+      if (received > options.maxBytes) {
+        fail(tooLarge(options.kind, options.maxBytes));
+        throw failure;
+      }
+      chunks.push(value);
+    }
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(rate);
+  }
+  return concat(chunks, received);
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  // One chunk is handed on as it is (Bun backs stream chunks with a plain ArrayBuffer).
+  if (chunks.length === 1 && chunks[0]) return chunks[0] as Uint8Array<ArrayBuffer>;
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return joined;
+}
+
+const timedOut = (limitMs: number) =>
+  new AppError(
+    408,
+    "request_timeout",
+    `The request body did not arrive within ${limitMs} ms (SVC_BODY_TIMEOUT_MS); send it again on a faster link.`,
+    { details: { limitMs, setting: "SVC_BODY_TIMEOUT_MS" }, headers: closing },
+  );
+
+const tooSlow = (bytesPerSecond: number, windowMs: number) =>
+  new AppError(
+    408,
+    "request_timeout",
+    `The request body arrived slower than ${bytesPerSecond} bytes per second over ${windowMs} ms (SVC_BODY_MIN_RATE); send it again on a faster link.`,
+    { details: { minBytesPerSecond: bytesPerSecond, setting: "SVC_BODY_MIN_RATE" }, headers: closing },
+  );
