@@ -3,6 +3,7 @@
 // `bun run bench http text` runs only the named ones.
 const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   http: () => import("./bench/http.ts"),
+  body: () => import("./bench/body.ts"),
   history: () => import("./bench/history.ts"),
   dictionary: () => import("./bench/dictionary.ts"),
   text: () => import("./bench/text.ts"),
