@@ -7,7 +7,7 @@ import type { EventBus } from "./events.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
-import { notFoundRenderer, renderError } from "./http/errors.ts";
+import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps) {
   app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
   app.route("/api", createApiReferenceRoutes(deps));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
-  app.onError(renderError);
+  app.onError(createErrorRenderer(deps.db.filename));
   return Object.assign(app, {
     /**
      * Bun.serve's native route table, searched before `fetch`: GET /api/health is answered there

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
 /**
@@ -44,3 +45,28 @@ export const reasonOf = (error: unknown): string => (error instanceof Error ? er
 
 /** The `code` a Node, Bun or SQLite error carries ("EADDRINUSE", "SQLITE_BUSY"), if any. */
 export const errorCode = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
+
+const fullCodes = new Set<unknown>(["SQLITE_FULL", "ENOSPC", "EDQUOT"]);
+
+/**
+ * 507 `storage_full` for a write that found no room: SQLite's SQLITE_FULL ("database or disk is
+ * full", the database's folder) or a file write's ENOSPC/EDQUOT (the folder of the file it names).
+ * Undefined for any other error. SQLite rolls the failed statement back, so nothing was half-saved.
+ */
+export function storageFullOf(error: unknown, databasePath: string): AppError | undefined {
+  const code = errorCode(error);
+  if (!fullCodes.has(code)) return undefined;
+  const file = code === "SQLITE_FULL" ? databasePath : (error as { path?: unknown }).path;
+  const folder = typeof file === "string" && file !== "" && file !== ":memory:" ? dirname(file) : undefined;
+  const where = folder === undefined ? "The disk" : `The disk holding ${folder}`;
+  const fix =
+    code === "SQLITE_FULL"
+      ? "free space there (or move SVC_DB_PATH to a larger disk) and send it again; the database is intact"
+      : "free space there and send it again";
+  return new AppError(
+    507,
+    "storage_full",
+    `${where} is full, so this change was not saved (${reasonOf(error)}): ${fix}.`,
+    { details: folder === undefined ? undefined : { folder }, cause: error },
+  );
+}

@@ -86,7 +86,7 @@ async function serve(env: Env): Promise<number> {
       // with an HTML page and a stack trace; svc answers every error with its JSON envelope, and
       // serves no HTML bundles that development mode would rebuild.
       development: false,
-      error: lastResortError(logger),
+      error: lastResortError(logger, config.dbPath),
       // With development off, Bun 1.4 sets SO_REUSEPORT, so a second svc on the same port would
       // bind too and the kernel would split connections between the two. One port, one server.
       reusePort: false,

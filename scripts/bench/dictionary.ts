@@ -12,7 +12,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import { createEventBus } from "../../src/events.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
 import { toCsv } from "../../src/http/csv.ts";
-import { renderError } from "../../src/http/errors.ts";
+import { createErrorRenderer } from "../../src/http/errors.ts";
 import type { AppEnv } from "../../src/http/types.ts";
 import { createDictionaryRoutes } from "../../src/routes/dictionary.ts";
 import { fmt, percentile, table } from "./util.ts";
@@ -39,7 +39,7 @@ function server(dir: string, name: string) {
   const dictionary = createDictionaryRepo(db);
   const routes = createDictionaryRoutes({ dictionary, events: createEventBus(), docs: createApiDocs() });
   const app = new Hono<AppEnv>().route("/api/dictionary", routes);
-  app.onError(renderError);
+  app.onError(createErrorRenderer(db.filename));
   const send = async (path: string, type: string, body: string) => {
     const res = await app.request(path, { method: "POST", headers: { "content-type": type }, body });
     if (res.status >= 300) throw new Error(`${path}: ${res.status} ${await res.text()}`);

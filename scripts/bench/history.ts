@@ -14,7 +14,7 @@ import { createEventBus } from "../../src/events.ts";
 import { toHistoryRow } from "../../src/history/items.ts";
 import { createHistoryService } from "../../src/history/service.ts";
 import { createApiDocs } from "../../src/http/api-docs.ts";
-import { renderError } from "../../src/http/errors.ts";
+import { createErrorRenderer } from "../../src/http/errors.ts";
 import type { AppEnv } from "../../src/http/types.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createHistoryRoutes } from "../../src/routes/history.ts";
@@ -107,7 +107,7 @@ export async function run(): Promise<void> {
       "/api/history",
       createHistoryRoutes({ history, docs: createApiDocs() }),
     );
-    app.onError(renderError);
+    app.onError(createErrorRenderer(db.filename));
     const get = async (query: string) => {
       const res = await app.request(`/api/history${query}`);
       if (res.status !== 200) throw new Error(`${query}: ${res.status} ${await res.text()}`);

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, reasonOf } from "../errors.ts";
+import { AppError, reasonOf, storageFullOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-context.ts";
 import type { AppEnv } from "./types.ts";
@@ -16,8 +16,21 @@ export function errorBody(code: string, message: string, details?: unknown): Err
 const json = (body: ErrorBody, status: number, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } });
 
-/** The one renderer: every failure leaves the server as `{"error":{code,message,details?}}`. */
-export function errorResponse(error: unknown, request?: { requestId: string; logger: Logger }): Response {
+/**
+ * The one renderer: every failure leaves the server as `{"error":{code,message,details?}}`.
+ * `databasePath` names the folder in a disk-full answer (507 `storage_full`).
+ */
+export function errorResponse(
+  error: unknown,
+  request?: { requestId: string; logger: Logger },
+  databasePath = "",
+): Response {
+  const full = storageFullOf(error, databasePath);
+  if (full) {
+    // The operator must act: every write fails until space is freed.
+    request?.logger.error("storage full", { message: full.message, error });
+    return json(errorBody(full.code, full.message, full.details), full.status);
+  }
   if (error instanceof AppError) {
     return json(errorBody(error.code, error.message, error.details), error.status, error.headers);
   }
@@ -39,10 +52,10 @@ export function errorResponse(error: unknown, request?: { requestId: string; log
  * Bun.serve's `error` handler, for an error that escapes the request context (none is known to):
  * the same envelope and headers, logged under a fresh id, instead of Bun's HTML error page.
  */
-export function lastResortError(logger: Logger): (error: Error) => Response {
+export function lastResortError(logger: Logger, databasePath = ""): (error: Error) => Response {
   return (error) => {
     const info = new RequestInfo(crypto.randomUUID(), logger, undefined);
-    const response = errorResponse(error, info);
+    const response = errorResponse(error, info, databasePath);
     stampApiHeaders(response.headers, info.requestId);
     return response;
   };
@@ -53,15 +66,17 @@ export function lastResortError(logger: Logger): (error: Error) => Response {
  * hung up (mid-upload, say) failed because of the client, not svc: it is logged as such at info
  * level with nginx's 499, and nobody is there to read the answer.
  */
-export function renderError(error: unknown, c: Context<AppEnv>): Response {
-  const info = requestInfoOf(c);
-  if (c.req.raw.signal.aborted) {
-    info?.logger.info("client closed the connection before the answer", {
-      reason: reasonOf(error),
-    });
-    return json(errorBody("client_closed", "The client closed the connection before the answer."), 499);
-  }
-  return errorResponse(error, info);
+export function createErrorRenderer(databasePath: string) {
+  return (error: unknown, c: Context<AppEnv>): Response => {
+    const info = requestInfoOf(c);
+    if (c.req.raw.signal.aborted) {
+      info?.logger.info("client closed the connection before the answer", {
+        reason: reasonOf(error),
+      });
+      return json(errorBody("client_closed", "The client closed the connection before the answer."), 499);
+    }
+    return errorResponse(error, info, databasePath);
+  };
 }
 
 /**

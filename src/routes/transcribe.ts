@@ -110,6 +110,10 @@ export const transcribeErrors: Record<number, { description: string }> = {
     description:
       "`timeout` (over transcribe_timeout_seconds), `engine_timeout` (the remote server did not answer in remote_stt_timeout_ms)",
   },
+  507: {
+    description:
+      "`storage_full` (the disk holding the database is full: the transcript was not stored in history)",
+  },
 };
 
 export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {

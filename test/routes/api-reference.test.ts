@@ -49,6 +49,15 @@ describe("GET /api/openapi.json", () => {
     }
   });
 
+  test("names the errors every route can answer: 404, 405 and 507 storage_full", async () => {
+    const { request } = createTestApp();
+    const doc = (await (await request("/api/openapi.json")).json()) as OpenApi & {
+      info: { description: string };
+    };
+    for (const code of ["404 not_found", "405 method_not_allowed", "507 storage_full"])
+      expect(doc.info.description).toContain(code);
+  });
+
   test("carries the validation schemas: the history list query and the settings body", async () => {
     const { request } = createTestApp();
     const doc = (await (await request("/api/openapi.json")).json()) as {
@@ -130,6 +139,8 @@ describe("POST /api/transcribe's documented errors", () => {
       for (const match of source.matchAll(/AppError\(\s*(\d{3}),\s*"([a-z_]+)"/g))
         thrown.add(`${match[1]} ${match[2]}`);
     }
+    // Storing the transcript in history meets a full disk like any other write.
+    thrown.add("507 storage_full");
     expect(thrown.size).toBeGreaterThan(10);
     const readme = await Bun.file(`${root}README.md`).text();
     for (const entry of thrown) {
