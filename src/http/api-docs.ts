@@ -35,9 +35,25 @@ const errorSchema: JsonSchema = {
   },
 };
 
+/**
+ * OpenAPI 3.0 requires a `required` list to name at least one property; the converter writes
+ * `required: []` for an object whose properties are all optional. Drop it, at every depth.
+ */
+function withoutEmptyRequired(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutEmptyRequired);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === "required" && Array.isArray(inner) && inner.length === 0) continue;
+    out[key] = withoutEmptyRequired(inner);
+  }
+  return out;
+}
+
 function jsonSchema(schema: GenericSchema, mode: "input" | "output"): JsonSchema {
   // Transforms and custom checks have no JSON Schema form; document the shape and move on.
-  return toJsonSchema(schema, { target: "openapi-3.0", typeMode: mode, errorMode: "ignore" });
+  const converted = toJsonSchema(schema, { target: "openapi-3.0", typeMode: mode, errorMode: "ignore" });
+  return withoutEmptyRequired(converted) as JsonSchema;
 }
 
 function parameters(schema: GenericSchema | undefined, where: "path" | "query") {
