@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
   audio: () => import("./bench/audio.ts"),
   engines: () => import("./bench/engines.ts"),
   transcribe: () => import("./bench/transcribe.ts"),
+  memory: () => import("./bench/memory.ts"),
 };
 
 const wanted = process.argv.slice(2);
