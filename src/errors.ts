@@ -48,25 +48,35 @@ export const errorCode = (error: unknown): unknown => (error as { code?: unknown
 
 const fullCodes = new Set<unknown>(["SQLITE_FULL", "ENOSPC", "EDQUOT"]);
 
-/**
- * 507 `storage_full` for a write that found no room: SQLite's SQLITE_FULL ("database or disk is
- * full", the database's folder) or a file write's ENOSPC/EDQUOT (the folder of the file it names).
- * Undefined for any other error. SQLite rolls the failed statement back, so nothing was half-saved.
- */
-export function storageFullOf(error: unknown, databasePath: string): AppError | undefined {
-  const code = errorCode(error);
-  if (!fullCodes.has(code)) return undefined;
-  const file = code === "SQLITE_FULL" ? databasePath : (error as { path?: unknown }).path;
-  const folder = typeof file === "string" && file !== "" && file !== ":memory:" ? dirname(file) : undefined;
+/** A write that found no room: SQLITE_FULL, ENOSPC (disk full) or EDQUOT (quota used up). */
+export const isStorageFull = (error: unknown): boolean => fullCodes.has(errorCode(error));
+
+/** 507 `storage_full`: the disk holding `folder` (when known) had no room for the write `cause`. */
+export function storageFull(folder: string | undefined, cause: unknown, fix = "free space on it"): AppError {
   const where = folder === undefined ? "The disk" : `The disk holding ${folder}`;
-  const fix =
-    code === "SQLITE_FULL"
-      ? "free space there (or move SVC_DB_PATH to a larger disk) and send it again; the database is intact"
-      : "free space there and send it again";
   return new AppError(
     507,
     "storage_full",
-    `${where} is full, so this change was not saved (${reasonOf(error)}): ${fix}.`,
-    { details: folder === undefined ? undefined : { folder }, cause: error },
+    `${where} is full, so this change was not saved (${reasonOf(cause)}): ${fix} and send it again.`,
+    { details: folder === undefined ? undefined : { folder }, cause },
   );
+}
+
+/**
+ * The 507 for SQLite's SQLITE_FULL ("database or disk is full": the database's folder) or a file
+ * write's ENOSPC/EDQUOT (the folder of the file it names, if it names one); undefined for any
+ * other error. SQLite rolls the failed statement back, so nothing was half-saved.
+ */
+export function storageFullOf(error: unknown, databasePath: string): AppError | undefined {
+  if (!isStorageFull(error)) return undefined;
+  if (errorCode(error) === "SQLITE_FULL") {
+    const memory = databasePath === "" || databasePath === ":memory:";
+    return storageFull(
+      memory ? undefined : dirname(databasePath),
+      error,
+      "free space on it (or move SVC_DB_PATH to a larger disk); the database is intact",
+    );
+  }
+  const file = (error as { path?: unknown }).path;
+  return storageFull(typeof file === "string" && file !== "" ? dirname(file) : undefined, error);
 }

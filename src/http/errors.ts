@@ -25,14 +25,11 @@ export function errorResponse(
   request?: { requestId: string; logger: Logger },
   databasePath = "",
 ): Response {
-  const full = storageFullOf(error, databasePath);
-  if (full) {
+  const known = error instanceof AppError ? error : storageFullOf(error, databasePath);
+  if (known) {
     // The operator must act: every write fails until space is freed.
-    request?.logger.error("storage full", { message: full.message, error });
-    return json(errorBody(full.code, full.message, full.details), full.status);
-  }
-  if (error instanceof AppError) {
-    return json(errorBody(error.code, error.message, error.details), error.status, error.headers);
+    if (known.code === "storage_full") request?.logger.error("storage full", { error: known });
+    return json(errorBody(known.code, known.message, known.details), known.status, known.headers);
   }
   if (error instanceof HTTPException && error.status < 500) {
     return json(

@@ -1,7 +1,7 @@
 import { lstat, mkdir, open, readdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { createTarDecoder } from "modern-tar";
-import { AppError, errorCode, reasonOf } from "../errors.ts";
+import { AppError, errorCode, isStorageFull, reasonOf, storageFull } from "../errors.ts";
 
 /** Caps for a UI + middleware plugin (notes/security.md §2.6). */
 export interface ExtractLimits {
@@ -138,6 +138,8 @@ export async function extractPackage(
     }
   } catch (error) {
     if (error instanceof AppError) throw error;
+    // A full disk is the disk's problem, not the archive's.
+    if (isStorageFull(error)) throw storageFull(dest, error);
     const code = errorCode(error);
     if (typeof code === "string" && code.startsWith("E")) {
       throw unsafe(`entry "${current}" clashes with another entry (${code})`);
