@@ -51,15 +51,20 @@ const fullCodes = new Set<unknown>(["SQLITE_FULL", "ENOSPC", "EDQUOT"]);
 /** A write that found no room: SQLITE_FULL, ENOSPC (disk full) or EDQUOT (quota used up). */
 export const isStorageFull = (error: unknown): boolean => fullCodes.has(errorCode(error));
 
-/** 507 `storage_full`: the disk holding `folder` (when known) had no room for the write `cause`. */
-export function storageFull(folder: string | undefined, cause: unknown, fix = "free space on it"): AppError {
+/**
+ * 507 `storage_full`: the disk holding `folder` (when known) had no room for the write `cause`.
+ * `outcome` says what that left undone, `fix` what to do.
+ */
+export function storageFull(
+  folder: string | undefined,
+  cause: unknown,
+  { outcome = "this change was not saved", fix = "free space on it and send it again" } = {},
+): AppError {
   const where = folder === undefined ? "The disk" : `The disk holding ${folder}`;
-  return new AppError(
-    507,
-    "storage_full",
-    `${where} is full, so this change was not saved (${reasonOf(cause)}): ${fix} and send it again.`,
-    { details: folder === undefined ? undefined : { folder }, cause },
-  );
+  return new AppError(507, "storage_full", `${where} is full, so ${outcome} (${reasonOf(cause)}): ${fix}.`, {
+    details: folder === undefined ? undefined : { folder },
+    cause,
+  });
 }
 
 /**
@@ -71,11 +76,9 @@ export function storageFullOf(error: unknown, databasePath: string): AppError | 
   if (!isStorageFull(error)) return undefined;
   if (errorCode(error) === "SQLITE_FULL") {
     const memory = databasePath === "" || databasePath === ":memory:";
-    return storageFull(
-      memory ? undefined : dirname(databasePath),
-      error,
-      "free space on it (or move SVC_DB_PATH to a larger disk); the database is intact",
-    );
+    return storageFull(memory ? undefined : dirname(databasePath), error, {
+      fix: "free space on it (or move SVC_DB_PATH to a larger disk) and send it again; the database is intact",
+    });
   }
   const file = (error as { path?: unknown }).path;
   return storageFull(typeof file === "string" && file !== "" ? dirname(file) : undefined, error);

@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
-import { AppError, reasonOf } from "../../errors.ts";
+import { dirname } from "node:path";
+import { AppError, isStorageFull, reasonOf, storageFull } from "../../errors.ts";
 import type { DownloadOptions, DownloadTarget } from "./download.ts";
 import { newSha256, removeFile, type Sha256 } from "./files.ts";
 
@@ -95,6 +96,12 @@ export async function request(
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (error instanceof AppError) throw error;
+    if (isStorageFull(error)) {
+      throw storageFull(dirname(attempt.partial), error, {
+        outcome: "the download stopped",
+        fix: "free space on it and pull again: the partial download is kept and resumes",
+      });
+    }
     const kept = "The partial download is kept: pull again to resume.";
     if (stall.signal.aborted) {
       throw failure(target, "download_stalled", `${target.url} sent nothing for ${idleMs / 1000} s. ${kept}`);
