@@ -1,23 +1,31 @@
 // `bun run bench`: every benchmark, one after another, each printing figures measured side by side.
 // Benchmarks never fail on a timing; they print ratios against their targets.
 // `bun run bench http text` runs only the named ones.
-const suites: Record<string, () => Promise<{ run(): Promise<void> }>> = {
-  http: () => import("./bench/http.ts"),
-  body: () => import("./bench/body.ts"),
-  history: () => import("./bench/history.ts"),
-  dictionary: () => import("./bench/dictionary.ts"),
-  text: () => import("./bench/text.ts"),
-  audio: () => import("./bench/audio.ts"),
-  engines: () => import("./bench/engines.ts"),
-  transcribe: () => import("./bench/transcribe.ts"),
-  memory: () => import("./bench/memory.ts"),
+import { ensureDebianPackages } from "./bench/debian.ts";
+
+interface Suite {
+  load: () => Promise<{ run(): Promise<void> }>;
+  /** Debian packages the suite cannot run without: installed before any suite runs, as root. */
+  debianPackages?: string[];
+}
+
+const suites: Record<string, Suite> = {
+  // wrk: a C load generator that outruns one core of Bun (a Node one saturated first).
+  http: { load: () => import("./bench/http.ts"), debianPackages: ["wrk"] },
+  body: { load: () => import("./bench/body.ts") },
+  history: { load: () => import("./bench/history.ts") },
+  dictionary: { load: () => import("./bench/dictionary.ts") },
+  text: { load: () => import("./bench/text.ts") },
+  audio: { load: () => import("./bench/audio.ts") },
+  engines: { load: () => import("./bench/engines.ts") },
+  transcribe: { load: () => import("./bench/transcribe.ts") },
+  memory: { load: () => import("./bench/memory.ts") },
 };
 
 const wanted = process.argv.slice(2);
-for (const [name, load] of Object.entries(suites)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+const selected = Object.entries(suites).filter(([name]) => wanted.length === 0 || wanted.includes(name));
+ensureDebianPackages([...new Set(selected.flatMap(([, suite]) => suite.debianPackages ?? []))]);
+for (const [name, suite] of selected) {
   console.log(`\n=== ${name} ===`);
-  await (await load()).run();
+  await (await suite.load()).run();
 }
-
-export {};

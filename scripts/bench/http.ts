@@ -1,76 +1,37 @@
-// Foundation benchmark: GET /api/health throughput of svc beside a bare Bun.serve handler and the
-// same minimal Hono app on Node, load from a separate wrk (or autocannon) process; then the compiled
-// binary's start-to-healthy time and idle RSS.
+// Foundation benchmark: GET /api/health throughput and latency of svc beside a bare Bun.serve
+// handler and the same minimal Hono app on Node, loaded by wrk from the other core; then the
+// compiled binary's start-to-healthy time and idle RSS.
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fmt, percentile, rssMb, type Started, startServer, table } from "./util.ts";
+import {
+  cpuSeconds,
+  fmt,
+  median,
+  onCore,
+  percentile,
+  pinnable,
+  pinSelf,
+  rssMb,
+  type Started,
+  spread,
+  startServer,
+  table,
+} from "./util.ts";
+import { describeWrk, findWrk, type LoadResult, loadWith } from "./wrk.ts";
 
 const root = resolve(import.meta.dir, "../..");
-// In memory where the system has it, so that no disk writeback joins the measurement.
-const logs = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "svc-bench-logs-"));
-process.on("exit", () => rmSync(logs, { recursive: true, force: true }));
 const binary = join(root, "dist", "svc");
-const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+const seconds = Number(process.env.BENCH_SECONDS ?? 2);
+// Servers run on core 0, the load generator (and this process, which waits on it) on core 1, so
+// neither steals the other's core; this removes most of the run-to-run spread.
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
 
 async function ensureBinary(): Promise<void> {
   if (existsSync(binary)) return;
   const proc = Bun.spawn([process.execPath, "scripts/build.ts"], { cwd: root, stdout: "ignore" });
   if ((await proc.exited) !== 0) throw new Error("build failed");
-}
-
-// wrk (Debian) is preferred: written in C, it leaves more of the second core to the server than
-// autocannon (npm, the fallback) does, so the ratios measure the servers, not the load generator.
-const wrk = Bun.which("wrk");
-const generator = wrk ? `wrk -t1 -c64 -d${seconds}s` : `autocannon -c 64 -d ${seconds}`;
-
-// On a machine with two or more cores, servers run on core 0 and the load generator on core 1,
-// so neither steals the other's core; this removes most of the run-to-run spread.
-const taskset = Bun.which("taskset");
-const pinned = taskset !== null && navigator.hardwareConcurrency >= 2;
-const pin = (core: number, cmd: string[]) =>
-  pinned && taskset ? [taskset, "-c", String(core), ...cmd] : cmd;
-
-/**
- * While the servers are loaded this process (which waits on the load generator) belongs with it,
- * off the servers' core. `undefined` gives it every core back.
- */
-function pinSelf(core: number | undefined): void {
-  const cores = core === undefined ? `0-${navigator.hardwareConcurrency - 1}` : String(core);
-  if (pinned && taskset)
-    Bun.spawnSync([taskset, "-a", "-p", "-c", cores, String(process.pid)], { stdout: "ignore" });
-}
-
-async function load(url: string): Promise<number> {
-  if (wrk) {
-    const proc = Bun.spawn(pin(1, [wrk, "-t1", "-c64", `-d${seconds}s`, url]), {
-      stdout: "pipe",
-      stderr: "ignore",
-    });
-    const out = await new Response(proc.stdout).text();
-    await proc.exited;
-    if (/Non-2xx|Socket errors/.test(out)) throw new Error(`${url}: errors under load\n${out}`);
-    return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
-  }
-  const proc = Bun.spawn(
-    pin(1, [
-      "node",
-      join(root, "node_modules/autocannon/autocannon.js"),
-      "-c",
-      "64",
-      "-d",
-      String(seconds),
-      "-j",
-      url,
-    ]),
-    { stdout: "pipe", stderr: "ignore" },
-  );
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  const result = JSON.parse(out) as { requests: { average: number }; non2xx: number; errors: number };
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
 }
 
 interface Contender {
@@ -79,44 +40,80 @@ interface Contender {
   path: string;
 }
 
-/** Loads every url once, one after another. */
-async function oneAfterAnother(urls: string[]): Promise<number[]> {
-  const results: number[] = [];
-  for (const url of urls) results.push(await load(url));
-  return results;
+/** A started server: where to load it, and its process, whose CPU time is read around each load. */
+interface Target {
+  url: string;
+  pid: number;
 }
 
+interface Measured extends LoadResult {
+  /**
+   * The server's CPU time per request (every thread). Unlike req/s it hardly moves when other
+   * processes take turns on the core, so it compares servers on a busy machine.
+   */
+  cpuUs: number;
+}
+
+type Load = (target: Target) => Promise<Measured>;
+
+/** Loads the targets and returns one result per target, in their order. */
+type Round = (targets: Target[]) => Promise<Measured[]>;
+
+const measuring =
+  (load: (url: string) => Promise<LoadResult>): Load =>
+  async ({ url, pid }) => {
+    const before = cpuSeconds(pid);
+    const result = await load(url);
+    return { ...result, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / result.requests };
+  };
+
+/** Loads every target once, one after another. */
+const oneAfterAnother =
+  (load: Load): Round =>
+  async (targets) => {
+    const results: Measured[] = [];
+    for (const target of targets) results.push(await load(target));
+    return results;
+  };
+
 /**
- * Loads every url at the same moment. With the servers sharing core 0, each one's req/s is set by
- * its cost per request, and a slow moment of the machine hits all of them at once: ratios within
- * such a round vary by a few per cent, where rounds taken one after another vary by 10-20 % on a
- * shared machine.
+ * Loads every url at the same moment, each from its own wrk. With the servers sharing core 0, each
+ * one's req/s is set by its cost per request, and a slow moment of the machine hits all of them at
+ * once: ratios within such a round vary by a few per cent, where rounds taken one after another
+ * vary by 10-20 % on a shared machine.
  */
-const atOnce = (urls: string[]): Promise<number[]> => Promise.all(urls.map(load));
+const atOnce =
+  (load: Load): Round =>
+  (targets) =>
+    Promise.all(targets.map(load));
 
 /**
  * Starts the contenders (servers on core 0), runs a discarded warm-up round, then `rounds` rounds;
- * returns each contender's req/s per round. Rounds one after another are interleaved (A, B, C, A,
- * B, C, …) so that a slow moment hits all of them alike; each round's ratios are taken within it.
+ * returns each contender's results per round. Rounds one after another are interleaved (A, B, C,
+ * A, B, C, …) so that a slow moment hits all of them alike; each round's ratios are taken within it.
  */
 async function throughput(
   contenders: Contender[],
   rounds: number,
-  round: (urls: string[]) => Promise<number[]>,
-): Promise<number[][]> {
+  round: Round,
+  logs: string,
+): Promise<Measured[][]> {
   const servers: Started[] = [];
   try {
     for (const [i, contender] of contenders.entries()) {
       // svc writes its request log to a file: read from a pipe, the log would take core 1 from the
       // load generator while svc alone is loaded. svc's own cost of writing each line is the same.
       const log = join(logs, `${Date.now()}-${i}.log`);
-      servers.push(await startServer(pin(0, contender.cmd), contender.env, log));
+      servers.push(await startServer(onCore(SERVER_CORE, contender.cmd), contender.env, log));
     }
-    const urls = servers.map((server, i) => `${server.url}${contenders[i]?.path}`);
-    await round(urls); // warm-up, discarded
-    const results: number[][] = contenders.map(() => []);
+    const targets = servers.map((server, i) => ({
+      url: `${server.url}${contenders[i]?.path}`,
+      pid: server.proc.pid,
+    }));
+    await round(targets); // warm-up, discarded
+    const results: Measured[][] = contenders.map(() => []);
     for (let r = 0; r < rounds; r++) {
-      for (const [i, result] of (await round(urls)).entries()) results[i]?.push(result);
+      for (const [i, result] of (await round(targets)).entries()) results[i]?.push(result);
     }
     return results;
   } finally {
@@ -133,22 +130,27 @@ async function trialsOf(
   contenders: Contender[],
   trials: number,
   rounds: number,
-  round: (urls: string[]) => Promise<number[]>,
-): Promise<number[][]> {
-  const pooled: number[][] = contenders.map(() => []);
+  round: Round,
+  logs: string,
+): Promise<Measured[][]> {
+  const pooled: Measured[][] = contenders.map(() => []);
   for (let trial = 0; trial < trials; trial++) {
-    for (const [i, results] of (await throughput(contenders, rounds, round)).entries())
+    for (const [i, results] of (await throughput(contenders, rounds, round, logs)).entries())
       pooled[i]?.push(...results);
   }
   return pooled;
 }
 
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-const ratios = (a: number[], b: number[]) => a.map((value, i) => value / (b[i] ?? Number.NaN));
+const rps = (results: Measured[]) => results.map((result) => result.rps);
+const cpu = (results: Measured[]) => results.map((result) => result.cpuUs);
+/** Per-round ratios of a's req/s to b's, each taken within its round. */
+const rpsRatios = (a: Measured[], b: Measured[]) =>
+  a.map((result, i) => result.rps / (b[i]?.rps ?? Number.NaN));
+/** The same ratio from CPU cost per request: b's cost over a's, what a's req/s would be over b's on a core of its own. */
+const cpuRatios = (a: Measured[], b: Measured[]) =>
+  a.map((result, i) => (b[i]?.cpuUs ?? Number.NaN) / result.cpuUs);
+const latency = (results: Measured[]) =>
+  `${fmt(median(results.map((r) => r.latencyMs.p50)), 2)} / ${fmt(median(results.map((r) => r.latencyMs.p99)), 2)}`;
 
 async function startup(runs: number): Promise<{ readyMs: number[]; rss: number[] }> {
   const readyMs: number[] = [];
@@ -166,105 +168,131 @@ async function startup(runs: number): Promise<{ readyMs: number[]; rss: number[]
   return { readyMs: readyMs.sort((a, b) => a - b), rss: rss.sort((a, b) => a - b) };
 }
 
-export async function run(): Promise<void> {
-  await ensureBinary();
-  pinSelf(1);
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
-  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+function contendersIn(dir: string): {
+  bare: Contender;
+  svc: Contender;
+  node: Contender;
+  svcRouted: Contender;
+} {
+  return {
+    bare: { cmd: [process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")], path: "/api/health" },
+    svc: { cmd: [binary], env: { SVC_DB_PATH: join(dir, "svc.db") }, path: "/api/health" },
+    node: { cmd: ["node", join(root, "scripts/bench/peers/hono-node.mjs")], path: "/api/health" },
+    // A route that goes through Hono's router and a settings read, for comparison (no target).
+    // Its own database: svc allows one server per database file.
+    svcRouted: {
+      cmd: [binary],
+      env: { SVC_DB_PATH: join(dir, "svc-router.db") },
+      path: "/api/settings/language",
+    },
+  };
+}
+
+const CPU_LEGEND =
+  "CPU µs/req: the server's CPU time (all threads) per request. Ratio: CPU is a/b of req/s as those costs\n" +
+  "alone would set it; other load on the machine moves it far less than it moves req/s.";
+
+/** Each contender loaded alone, one after another in interleaved rounds. */
+async function alone(round: Round, dir: string, logs: string): Promise<void> {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
   // Two identical processes can differ by 10-20 % here (placement, JIT): each trial starts fresh
   // ones, and the rounds of every trial are pooled.
   const trials = Number(process.env.BENCH_TRIALS ?? 4);
-  const svcEnv = { SVC_DB_PATH: join(dir, "svc.db") };
-  const bareServer: Contender = {
-    cmd: [process.execPath, join(root, "scripts/bench/peers/bare-bun.ts")],
-    path: "/api/health",
-  };
-  const svcServer: Contender = { cmd: [binary], env: svcEnv, path: "/api/health" };
-  const nodeServer: Contender = {
-    cmd: ["node", join(root, "scripts/bench/peers/hono-node.mjs")],
-    path: "/api/health",
-  };
-  // In the order of the results below: bare, svc, node, svc-hono.
-  const contenders: Contender[] = [
-    bareServer,
-    svcServer,
-    nodeServer,
-    // A route that goes through Hono's router and a settings read, for comparison (no target).
-    // Its own database: svc allows one server per database file.
-    { cmd: [binary], env: { SVC_DB_PATH: join(dir, "svc-router.db") }, path: "/api/settings/language" },
-  ];
-  const [bare = [], svc = [], honoNode = [], svcHono = []] = await trialsOf(
-    contenders,
+  const c = contendersIn(dir);
+  const [bare = [], svc = [], node = [], svcRouted = []] = await trialsOf(
+    [c.bare, c.svc, c.node, c.svcRouted],
     trials,
     rounds,
-    oneAfterAnother,
+    round,
+    logs,
   );
-  pinSelf(undefined);
   console.log(
-    `\n${generator}; ${trials} trials of fresh processes × ${rounds} interleaved rounds after a warm-up` +
-      `${pinned ? "; servers on core 0, load on core 1, svc's request log to a file" : ""}. Median req/s and median of the per-round ratios.`,
+    `\n${describeWrk(seconds)}; ${trials} trials of fresh processes × ${rounds} interleaved rounds after a warm-up` +
+      `${pinnable ? "; servers on core 0, load on core 1, svc's request log to a file" : ""}.` +
+      " Median (p10–p90) of the rounds' req/s and of the per-round ratios; median latency.\n" +
+      "svc is the compiled binary, request log on; Hono on Node is @hono/node-server; the router row" +
+      " reads a setting through Hono's router.",
   );
+  console.log(CPU_LEGEND);
   table([
-    ["server", "req/s", "ratio", "target"],
-    ["svc GET /api/health (compiled binary, request log on)", fmt(median(svc), 0), "", ""],
-    ["bare Bun.serve", fmt(median(bare), 0), `svc/bare ${fmt(median(ratios(svc, bare)), 2)}`, "≥ 0.80"],
-    [
-      "Hono on Node (@hono/node-server)",
-      fmt(median(honoNode), 0),
-      `svc/node ${fmt(median(ratios(svc, honoNode)), 2)}`,
-      "≥ 2.00",
-    ],
-    [
-      "svc GET /api/settings/language (Hono router)",
-      fmt(median(svcHono), 0),
-      `this/bare ${fmt(median(ratios(svcHono, bare)), 2)}`,
-      "",
-    ],
+    ["server", "req/s", "latency p50 / p99 ms", "CPU µs/req", "ratio: req/s", "ratio: CPU", "target"],
+    row("svc /api/health (binary, log on)", svc),
+    row("bare Bun.serve", bare, ["svc/bare", svc, bare], "≥ 0.80"),
+    row("Hono on Node", node, ["svc/node", svc, node], "≥ 2.00"),
+    row("svc /api/settings/language (router)", svcRouted, ["this/bare", svcRouted, bare]),
   ]);
-  if (pinned) {
-    // The same comparisons with both servers loaded at the same moment (see `atOnce`).
-    // Fresh processes for each trial here too: one Node process can run 20 % faster or slower
-    // than the next, and a ratio taken against only one of them says as much about it as of svc.
-    const pairedTrials = Number(process.env.BENCH_PAIRED_TRIALS ?? 3);
-    const pairedRounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 4);
-    pinSelf(1);
-    const [bareP = [], svcVsBare = []] = await trialsOf(
-      [bareServer, svcServer],
-      pairedTrials,
-      pairedRounds,
-      atOnce,
-    );
-    const [nodeP = [], svcVsNode = []] = await trialsOf(
-      [nodeServer, svcServer],
-      pairedTrials,
-      pairedRounds,
-      atOnce,
-    );
+}
+
+/** A contender's figures, and a ratio `a/b` between two contenders' measured within each round. */
+function row(
+  label: string,
+  own: Measured[],
+  ratio?: [string, Measured[], Measured[]],
+  target = "",
+): string[] {
+  const [name, a, b] = ratio ?? ["", [], []];
+  const of = (ratios: (a: Measured[], b: Measured[]) => number[]) =>
+    name ? `${name} ${spread(ratios(a, b), 2)}` : "";
+  return [
+    label,
+    spread(rps(own), 0),
+    latency(own),
+    spread(cpu(own), 1),
+    of(rpsRatios),
+    of(cpuRatios),
+    target,
+  ];
+}
+
+/**
+ * The same comparisons with both servers loaded at the same moment (see `atOnce`). Fresh processes
+ * for each trial here too: one Node process can run 20 % faster or slower than the next, and a
+ * ratio taken against only one of them says as much about it as of svc.
+ */
+async function sideBySide(round: Round, dir: string, logs: string): Promise<void> {
+  const trials = Number(process.env.BENCH_PAIRED_TRIALS ?? 3);
+  const rounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 4);
+  const c = contendersIn(dir);
+  const [bare = [], svcVsBare = []] = await trialsOf([c.bare, c.svc], trials, rounds, round, logs);
+  const [node = [], svcVsNode = []] = await trialsOf([c.node, c.svc], trials, rounds, round, logs);
+  console.log(
+    `\nSide by side at the same moment: both servers on core 0, each loaded by its own ${describeWrk(seconds)} on core 1; ${trials} trials of fresh processes × ${rounds} rounds. Median (p10–p90).`,
+  );
+  console.log(CPU_LEGEND);
+  table([
+    ["pair", "req/s each", "CPU µs/req each", "ratio: req/s", "ratio: CPU", "target"],
+    pairRow("svc | bare Bun.serve", "svc/bare", svcVsBare, bare, "≥ 0.80"),
+    pairRow("svc | Hono on Node", "svc/node", svcVsNode, node, "≥ 2.00"),
+  ]);
+}
+
+function pairRow(label: string, name: string, a: Measured[], b: Measured[], target: string): string[] {
+  return [
+    label,
+    `${spread(rps(a), 0)} | ${spread(rps(b), 0)}`,
+    `${spread(cpu(a), 1)} | ${spread(cpu(b), 1)}`,
+    `${name} ${spread(rpsRatios(a, b), 2)}`,
+    `${name} ${spread(cpuRatios(a, b), 2)}`,
+    target,
+  ];
+}
+
+export async function run(): Promise<void> {
+  const wrk = findWrk();
+  await ensureBinary();
+  const load = measuring((url) => loadWith(wrk, url, seconds, LOAD_CORE));
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
+  // In memory where the system has it, so that no disk writeback joins the measurement.
+  const logs = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "svc-bench-logs-"));
+  try {
+    pinSelf(LOAD_CORE);
+    await alone(oneAfterAnother(load), dir, logs);
+    if (pinnable) await sideBySide(atOnce(load), dir, logs);
+  } finally {
     pinSelf(undefined);
-    const spread = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return `${fmt(median(values), 2)} (${fmt(sorted[0] ?? Number.NaN, 2)}–${fmt(sorted.at(-1) ?? Number.NaN, 2)})`;
-    };
-    console.log(
-      `\nSide by side at the same moment: both servers on core 0, each loaded by its own ${generator} on core 1; ${pairedTrials} trials of fresh processes × ${pairedRounds} rounds. Median ratio (range).`,
-    );
-    table([
-      ["pair", "req/s each (median)", "ratio", "target"],
-      [
-        "svc | bare Bun.serve",
-        `${fmt(median(svcVsBare), 0)} | ${fmt(median(bareP), 0)}`,
-        `svc/bare ${spread(ratios(svcVsBare, bareP))}`,
-        "≥ 0.80",
-      ],
-      [
-        "svc | Hono on Node",
-        `${fmt(median(svcVsNode), 0)} | ${fmt(median(nodeP), 0)}`,
-        `svc/node ${spread(ratios(svcVsNode, nodeP))}`,
-        "≥ 2.00",
-      ],
-    ]);
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(logs, { recursive: true, force: true });
   }
-  rmSync(dir, { recursive: true, force: true });
   const { readyMs, rss } = await startup(10);
   console.log("\nCompiled binary, 10 starts with a fresh database");
   table([

@@ -79,6 +79,17 @@ export function rssMb(pid: number): number {
   return kb / 1024;
 }
 
+let clockTicks: number | undefined;
+
+/** CPU seconds (user + system, every thread) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name, which is in parentheses and may hold spaces: utime, stime are 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  clockTicks ??= Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+}
+
 export const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a");
 
 export function table(rows: (string | number)[][]): void {
@@ -87,4 +98,41 @@ export function table(rows: (string | number)[][]): void {
   for (const row of rows) {
     console.log(row.map((cell, col) => String(cell).padEnd(widths[col] ?? 0)).join("  "));
   }
+}
+
+/**
+ * A figure measured over rounds as `median (p10–p90)`. The p10 and p90 are taken as many ranks in
+ * from either end, so below 11 rounds they are the minimum and maximum.
+ */
+export function spread(values: number[], digits = 1): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const last = sorted.length - 1;
+  const low = sorted[Math.floor(0.1 * last)] ?? Number.NaN;
+  const high = sorted[Math.ceil(0.9 * last)] ?? Number.NaN;
+  return `${fmt(percentile(sorted, 50), digits)} (${fmt(low, digits)}–${fmt(high, digits)})`;
+}
+
+export const median = (values: number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+
+const taskset = Bun.which("taskset");
+/** Whether benches can keep apart what they run: taskset is there and there are two cores. */
+export const pinnable = taskset !== null && navigator.hardwareConcurrency >= 2;
+
+/** `cmd` run on one core, where cores can be pinned. */
+export const onCore = (core: number, cmd: string[]): string[] =>
+  pinnable && taskset ? [taskset, "-c", String(core), ...cmd] : cmd;
+
+/**
+ * Pins this process, every thread of it (JIT and GC helpers too), to one core; `undefined` gives
+ * it every core back. Returns whether it is pinned.
+ */
+export function pinSelf(core: number | undefined): boolean {
+  if (!pinnable || !taskset) return false;
+  const cores = core === undefined ? `0-${navigator.hardwareConcurrency - 1}` : String(core);
+  const result = Bun.spawnSync([taskset, "-a", "-p", "-c", cores, String(process.pid)], { stdout: "ignore" });
+  return result.exitCode === 0 && core !== undefined;
 }
