@@ -1,5 +1,5 @@
 // Run by full-disk.test.ts inside its own mount namespace, with the models folder on a tiny tmpfs:
-// pulls a model too big for it and prints the models.failed event.
+// pulls a model too big for it and prints the models.failed event and the model's lastFailure.
 import { createTestApp } from "../../helpers/app.ts";
 import { ggmlLikeFile, presetFor } from "../../helpers/ggml-fixture.ts";
 import { startModelMirror } from "../../helpers/model-mirror.ts";
@@ -15,6 +15,7 @@ while (failed === undefined && performance.now() < deadline) {
   await Bun.sleep(5);
   failed = t.events.find((event) => event.type === "models.failed");
 }
+const entry = t.models.overview().models.find((model) => model.id === "base.en");
 await t.models.stop();
 mirror.stop();
-process.stdout.write(JSON.stringify(failed ?? null));
+process.stdout.write(JSON.stringify({ event: failed ?? null, lastFailure: entry?.lastFailure ?? null }));
