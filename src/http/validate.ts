@@ -103,8 +103,51 @@ export function jsonTextDepth(text: string): number {
   return deepest;
 }
 
-/** Parses a JSON body: malformed → 400 `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`. */
+/**
+ * How many values (array elements, object members, containers) one JSON body may hold. The
+ * largest real body, a full export at the dictionary's and vocabulary's entry limits, holds under
+ * 600,000; parsing costs time and memory per value, so a body of millions of tiny values (a 32 MiB
+ * array of numbers is 16 million) is refused before it is parsed.
+ */
+export const maxJsonValues = 1_000_000;
+
+const comma = 44;
+
+/**
+ * About how many values the JSON text holds (separators plus containers, outside strings), in one
+ * pass that allocates nothing; stops counting just past `limit`.
+ */
+export function jsonValueCount(text: string, limit = maxJsonValues): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === quote) {
+      for (i++; i < text.length; i++) {
+        const inner = text.charCodeAt(i);
+        if (inner === backslash) i++;
+        else if (inner === quote) break;
+      }
+    } else if (char === comma || char === openBracket || char === openBrace) {
+      count++;
+      if (count > limit) return count;
+    }
+  }
+  return count;
+}
+
+/**
+ * Parses a JSON body: more than `maxJsonValues` values → 413 `payload_too_large` (before parsing),
+ * malformed → 400 `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`.
+ */
 export function parseJsonBody(text: string, malformed: string): unknown {
+  if (jsonValueCount(text) > maxJsonValues) {
+    throw new AppError(
+      413,
+      "payload_too_large",
+      `A JSON body may hold at most ${maxJsonValues} values (array elements and object members).`,
+      { details: { limit: maxJsonValues } },
+    );
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
