@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { Hono } from "hono";
 import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
-import type { ModelService } from "./dictation/models/service.ts";
+import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
 import type { EventBus } from "./events.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";

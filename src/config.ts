@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import * as v from "valibot";
-import { defaultModelBaseUrl } from "./dictation/models/presets.ts";
+import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
 import type { BodyLimits } from "./http/body-guard.ts";
 import { parseOriginList } from "./http/origin.ts";
 

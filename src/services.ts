@@ -1,5 +1,5 @@
-import { createDataSections } from "./data-sections.ts";
-import { createDataTransfer, type DataTransfer } from "./data-transfer.ts";
+import { createDataSections } from "./data/sections.ts";
+import { createDataTransfer, type DataTransfer } from "./data/transfer.ts";
 import type { Database } from "./db/database.ts";
 import { createDictionaryRepo, type DictionaryRepo } from "./db/dictionary-repo.ts";
 import { createFormatsRepo, type FormatsRepo } from "./db/formats-repo.ts";

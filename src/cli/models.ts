@@ -1,8 +1,16 @@
 import { parseArgs } from "node:util";
-import { type DownloadTarget, downloadModel, presetTarget } from "../dictation/models/download.ts";
-import { describeModels } from "../dictation/models/overview.ts";
-import { defaultModelId, findPreset } from "../dictation/models/presets.ts";
-import { assertModelId, createModelStore, type ModelStore } from "../dictation/models/store.ts";
+import {
+  type DownloadTarget,
+  downloadModel,
+  presetTarget,
+} from "../dictation/engines/whisper/models/download.ts";
+import { describeModels } from "../dictation/engines/whisper/models/overview.ts";
+import { defaultModelId, findPreset } from "../dictation/engines/whisper/models/presets.ts";
+import {
+  assertModelId,
+  createModelStore,
+  type ModelStore,
+} from "../dictation/engines/whisper/models/store.ts";
 import { reasonOf } from "../errors.ts";
 import { createProgressReporter, megabytes, type Writer } from "./progress.ts";
 

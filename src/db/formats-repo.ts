@@ -1,10 +1,10 @@
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
-import { type FormatStyle, formatStyleSchema } from "../dictation/format-style.ts";
 import { AppError } from "../errors.ts";
 import type { BuiltinFormat } from "../formats/builtins.ts";
-import type { Page } from "../http/list.ts";
-import { likePattern } from "../http/list.ts";
+import { type FormatStyle, formatStyleSchema } from "../formats/style.ts";
+import type { Page } from "../lists.ts";
+import { likePattern } from "../lists.ts";
 import type { ImportOptions, ImportSummary } from "./dictionary-repo.ts";
 import { type ListQuery, type ListSpec, selectPage } from "./list-sql.ts";
 

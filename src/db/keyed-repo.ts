@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { AppError, conflict } from "../errors.ts";
-import type { Page } from "../http/list.ts";
-import { likePattern } from "../http/list.ts";
-import { foldCase, normalizeTerm } from "../text/fold.ts";
+import { foldCase, normalizeTerm } from "../fold.ts";
+import type { Page } from "../lists.ts";
+import { likePattern } from "../lists.ts";
 import { isUniqueViolation, type ListQuery, type ListSpec, selectPage } from "./list-sql.ts";
 
 export interface ImportSummary {

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { Page } from "../http/list.ts";
+import type { Page } from "../lists.ts";
 
 /** A validated list request (see listQuerySchema); `field` is one of the repository's order fields. */
 export interface ListQuery<F extends string = string> {

@@ -1,16 +1,16 @@
 import { isAppError, reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
+import type { AfterCleanupHook } from "../plugins/hooks.ts";
 import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
-import type { AfterCleanupHook } from "./hook-runner.ts";
-import type { ModelStore } from "./models/store.ts";
-import type { TextPipeline } from "./pipeline.ts";
+import type { ModelStore } from "./engines/whisper/models/store.ts";
 import { createScheduler } from "./scheduler.ts";
-import { cachedByVersion, createTextService } from "./text-service.ts";
+import type { TextPipeline } from "./text/pipeline.ts";
+import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
 
 export interface DictationOptions {

@@ -4,7 +4,7 @@ import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt } from "./engines/prompt.ts";
 import { type EngineSettings, engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
-import type { ModelStore } from "./models/store.ts";
+import type { ModelStore } from "./engines/whisper/models/store.ts";
 import type { ActiveEngine } from "./transcriber.ts";
 
 export interface EngineProviderDeps {

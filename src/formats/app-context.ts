@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { badRequest } from "../errors.ts";
-import { describeIssues } from "../http/validate.ts";
+import { describeIssues } from "../validation.ts";
 
 /** The longest app name, window title and URL svc accepts, matches formats on and stores. */
 export const appContextLimits = { app: 200, title: 1000, url: 4096 } as const;

@@ -1,5 +1,5 @@
 import type { FormatInput } from "../db/formats-repo.ts";
-import { defaultFormatStyle, type FormatStyle } from "../dictation/format-style.ts";
+import { defaultFormatStyle, type FormatStyle } from "./style.ts";
 
 /** A format shipped with svc. `key` is its stable identity across releases (seeding and reset). */
 export interface BuiltinFormat extends FormatInput {

@@ -1,4 +1,4 @@
-import { foldCase, squashSpaces } from "../text/fold.ts";
+import { foldCase, squashSpaces } from "../fold.ts";
 import type { AppContext } from "./app-context.ts";
 
 /**

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { listQuerySchema } from "../http/list.ts";
+import { listQuerySchema } from "../lists.ts";
 
 const isoDate = /^\d{4}-\d{2}-\d{2}$/;
 const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;

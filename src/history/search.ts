@@ -1,4 +1,4 @@
-import { likePattern } from "../http/list.ts";
+import { likePattern } from "../lists.ts";
 
 /** How a user's search text is matched: FTS5 on its words, or LIKE when it has none. */
 export type HistorySearch = { match: string } | { like: string };

@@ -1,7 +1,7 @@
 import type { HistoryRepo } from "../db/history-repo.ts";
 import { notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
-import type { Page } from "../http/list.ts";
+import type { Page } from "../lists.ts";
 import type { Logger } from "../logger.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { type HistoryItem, type NewHistoryEntry, toHistoryItem, toHistoryRow } from "./items.ts";

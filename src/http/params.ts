@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import * as v from "valibot";
-import { parseOrThrow } from "./validate.ts";
+import { parseOrThrow } from "../validation.ts";
 
 /** `/:id` path parameters: a positive whole number (ids are SQLite rowids). */
 export const idParamsSchema = v.object({

@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import * as v from "valibot";
+import { CsvError, parseCsv, toCsv } from "../data/csv.ts";
 import { AppError, payloadTooLarge } from "../errors.ts";
-import { CsvError, parseCsv, toCsv } from "./csv.ts";
-import { parseJsonBody, requireMediaType } from "./validate.ts";
+import { parseJsonBody } from "./json-body.ts";
+import { requireMediaType } from "./validate.ts";
 
 /** How an importable table (dictionary, vocabulary) reads from a JSON array or a CSV file. */
 export interface TableSpec<S extends v.GenericSchema> {

@@ -2,7 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
 import { reasonOf } from "../errors.ts";
-import { describeIssues } from "../http/validate.ts";
+import { describeIssues } from "../validation.ts";
 import { packageNameProblem } from "./package-name.ts";
 
 /** A page a plugin adds to the app, as listed by `GET /api/plugins`. */

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/types.ts";
+import type { AfterCleanupHook } from "./hooks.ts";
 import type { PluginManifest, PluginPage } from "./manifest.ts";
 
 /** One entry of the `plugins` setting: a package name or `[name, options]`. */
@@ -15,26 +16,14 @@ export interface PluginSettingsStore {
   onChange(listener: () => void): () => void;
 }
 
-/** The text-hook shape the dictation pipeline runs (src/dictation/hook-runner.ts, structurally). */
-export interface PluginHookInput {
-  readonly text: string;
-  readonly raw: string;
-  readonly appContext: Readonly<{ app?: string; title?: string; url?: string }> | null;
-  readonly language: string | null;
-  readonly signal: AbortSignal;
-}
-
-export interface PluginHook {
-  pluginName: string;
-  run: (input: PluginHookInput, output: { text: string }) => void | Promise<void>;
-}
+export type { AfterCleanupHook as PluginHook } from "./hooks.ts";
 
 /** The object a plugin factory returned, after the host checked its shape. */
 export interface PluginObject {
   name: string;
   setup?: (ctx: unknown) => unknown;
   middleware: MiddlewareHandler<AppEnv>[];
-  afterCleanup?: PluginHook["run"];
+  afterCleanup?: AfterCleanupHook["run"];
   dispose?: () => unknown;
 }
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { DataTransfer } from "../data-transfer.ts";
+import type { DataTransfer } from "../data/transfer.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson, readQuery } from "../http/validate.ts";

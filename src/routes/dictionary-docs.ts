@@ -7,7 +7,7 @@ import {
   dictionaryLimits,
   dictionaryListQuerySchema,
   dictionaryPatchSchema,
-} from "./dictionary-schemas.ts";
+} from "../lexicon/dictionary-schemas.ts";
 import { documentKeyed } from "./keyed-docs.ts";
 
 const { maxKeyLength, maxValueLength, maxEntries } = dictionaryLimits;

@@ -1,14 +1,14 @@
 import type { DictionaryRepo } from "../db/dictionary-repo.ts";
 import type { EventBus } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentDictionary } from "./dictionary-docs.ts";
 import {
   dictionaryCreateSchema,
   dictionaryLimits,
   dictionaryListQuerySchema,
   dictionaryPatchSchema,
   dictionaryTable,
-} from "./dictionary-schemas.ts";
+} from "../lexicon/dictionary-schemas.ts";
+import { documentDictionary } from "./dictionary-docs.ts";
 import { createKeyedRoutes } from "./keyed-routes.ts";
 
 export interface DictionaryRouteDeps {

@@ -1,8 +1,5 @@
 import * as v from "valibot";
 import { appContextSchema } from "../formats/app-context.ts";
-import type { ApiDocs } from "../http/api-docs.ts";
-import { pageSchema } from "../http/list.ts";
-import { idParamsSchema } from "../http/params.ts";
 import {
   formatCreateSchema,
   formatLimits,
@@ -10,7 +7,10 @@ import {
   formatMatchQuerySchema,
   formatPatchSchema,
   formatSchema,
-} from "./formats-schemas.ts";
+} from "../formats/schemas.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import { idParamsSchema } from "../http/params.ts";
+import { pageSchema } from "../lists.ts";
 
 const patternSyntax =
   "appPattern: alternatives separated by |, case-insensitive. `slack` or `app:slack` matches the app name " +

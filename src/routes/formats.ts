@@ -5,18 +5,18 @@ import type { EventBus } from "../events.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import { builtinFormats } from "../formats/builtins.ts";
 import type { FormatMatcher } from "../formats/matcher.ts";
-import type { ApiDocs } from "../http/api-docs.ts";
-import { readId } from "../http/params.ts";
-import type { AppEnv } from "../http/types.ts";
-import { readJson, readQuery } from "../http/validate.ts";
-import { documentFormats } from "./formats-docs.ts";
 import {
   formatCreateSchema,
   formatLimits,
   formatListQuerySchema,
   formatMatchQuerySchema,
   formatPatchSchema,
-} from "./formats-schemas.ts";
+} from "../formats/schemas.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import { readId } from "../http/params.ts";
+import type { AppEnv } from "../http/types.ts";
+import { readJson, readQuery } from "../http/validate.ts";
+import { documentFormats } from "./formats-docs.ts";
 
 export interface FormatsRouteDeps {
   formats: FormatsRepo;

@@ -9,9 +9,10 @@ import {
 } from "../history/schemas.ts";
 import type { HistoryService } from "../history/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { pageSchema } from "../http/list.ts";
 import type { AppEnv } from "../http/types.ts";
-import { parseOrThrow, readQuery } from "../http/validate.ts";
+import { readQuery } from "../http/validate.ts";
+import { pageSchema } from "../lists.ts";
+import { parseOrThrow } from "../validation.ts";
 
 const historyPageSchema = pageSchema(historyItemSchema);
 

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { pageSchema } from "../http/list.ts";
 import { idParamsSchema } from "../http/params.ts";
 import { exportQuerySchema, importQuerySchema, importSummarySchema } from "../http/table-io.ts";
+import { pageSchema } from "../lists.ts";
 
 interface Text {
   summary: string;

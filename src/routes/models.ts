@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import * as v from "valibot";
-import type { ModelService } from "../dictation/models/service.ts";
+import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
-import { parseOrThrow, readQuery } from "../http/validate.ts";
+import { readQuery } from "../http/validate.ts";
+import { parseOrThrow } from "../validation.ts";
 
 const idParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)) });
 const deleteQuery = v.object({

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { languageSchema } from "../dictation/language.ts";
-import type { TextPipeline } from "../dictation/pipeline.ts";
+import type { TextPipeline } from "../dictation/text/pipeline.ts";
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";

@@ -3,10 +3,11 @@ import { Hono } from "hono";
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
-import { parseOrThrow, readJson } from "../http/validate.ts";
+import { readJson } from "../http/validate.ts";
 import { type SettingDef, settingKeys, settingsCatalog } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { secretMask } from "../settings/service.ts";
+import { parseOrThrow } from "../validation.ts";
 
 const keyParams = v.object({
   key: v.pipe(v.string(), v.minLength(1), v.maxLength(100, "key must be at most 100 characters")),

@@ -11,7 +11,7 @@ import type { ApiDocs } from "../http/api-docs.ts";
 import { partContentType } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-context.ts";
 import type { AppEnv } from "../http/types.ts";
-import { parseOrThrow } from "../http/validate.ts";
+import { parseOrThrow } from "../validation.ts";
 
 const timingSchema = v.object({
   decode: v.number(),

@@ -1,13 +1,13 @@
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentKeyed } from "./keyed-docs.ts";
 import {
   vocabularyCreateSchema,
   vocabularyEntrySchema,
   vocabularyLimits,
   vocabularyListQuerySchema,
   vocabularyPatchSchema,
-} from "./vocabulary-schemas.ts";
+} from "../lexicon/vocabulary-schemas.ts";
+import { documentKeyed } from "./keyed-docs.ts";
 
 const { maxTermLength, maxNotesLength, maxEntries } = vocabularyLimits;
 const limits =

@@ -1,15 +1,15 @@
 import type { VocabularyRepo } from "../db/vocabulary-repo.ts";
 import type { EventBus } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { createKeyedRoutes } from "./keyed-routes.ts";
-import { documentVocabulary } from "./vocabulary-docs.ts";
 import {
   vocabularyCreateSchema,
   vocabularyLimits,
   vocabularyListQuerySchema,
   vocabularyPatchSchema,
   vocabularyTable,
-} from "./vocabulary-schemas.ts";
+} from "../lexicon/vocabulary-schemas.ts";
+import { createKeyedRoutes } from "./keyed-routes.ts";
+import { documentVocabulary } from "./vocabulary-docs.ts";
 
 export interface VocabularyRouteDeps {
   vocabulary: VocabularyRepo;

@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { engineIds } from "../dictation/engines/ids.ts";
+import { isModelId } from "../dictation/engines/whisper/models/store.ts";
 import { languageSchema } from "../dictation/language.ts";
-import { isModelId } from "../dictation/models/store.ts";
-import { jsonObject } from "../http/validate.ts";
+import { jsonObject } from "../validation.ts";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {

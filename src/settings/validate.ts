@@ -1,5 +1,5 @@
 import { AppError, badRequest, payloadTooLarge } from "../errors.ts";
-import { describeIssues, maxReportedIssues, safeParseBounded } from "../http/validate.ts";
+import { describeIssues, maxReportedIssues, safeParseBounded } from "../validation.ts";
 import { isKnownSetting, type SettingDef, settingsCatalog } from "./catalog.ts";
 
 /** Client preferences (unknown keys) are opaque but bounded, so settings cannot become a blob store. */

@@ -3,8 +3,8 @@ import { openDatabase } from "../../src/db/database.ts";
 import { createFormatsRepo, type FormatInput } from "../../src/db/formats-repo.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
-import { defaultFormatStyle } from "../../src/dictation/format-style.ts";
 import { builtinFormats } from "../../src/formats/builtins.ts";
+import { defaultFormatStyle } from "../../src/formats/style.ts";
 
 function fresh() {
   const db = openDatabase(":memory:", { migrations });

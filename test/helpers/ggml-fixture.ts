@@ -1,4 +1,4 @@
-import type { ModelPreset } from "../../src/dictation/models/presets.ts";
+import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import { syntheticModelBytes } from "./synthetic-model.ts";
 
 /**

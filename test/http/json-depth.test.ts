@@ -5,7 +5,7 @@ import {
   maxJsonDepth,
   maxJsonValues,
   parseJsonBody,
-} from "../../src/http/validate.ts";
+} from "../../src/http/json-body.ts";
 import { createTestApp } from "../helpers/app.ts";
 
 type ErrorBody = { error: { code: string; details?: { limit?: number } } };

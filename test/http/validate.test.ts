@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import type { AppError } from "../../src/errors.ts";
-import { maxReportedIssues, parseOrThrow, safeParseBounded } from "../../src/http/validate.ts";
+import { maxReportedIssues, parseOrThrow, safeParseBounded } from "../../src/validation.ts";
 import { createTestApp } from "../helpers/app.ts";
 
 const items = v.array(v.object({ key: v.string("key must be a string") }));

@@ -1,7 +1,7 @@
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { runHooks } from "../../src/dictation/hook-runner.ts";
+import { runHooks } from "../../src/plugins/hooks.ts";
 import type { PluginHostOptions } from "../../src/plugins/host.ts";
 import type { PluginEntry, PluginStatus } from "../../src/plugins/types.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";

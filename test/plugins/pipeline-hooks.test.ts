@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { compileDictionary } from "../../src/dictation/dictionary-matcher.ts";
-import { createTextPipeline } from "../../src/dictation/pipeline.ts";
+import { compileDictionary } from "../../src/dictation/text/dictionary-matcher.ts";
+import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
 import { type PluginApp, startPluginApp } from "./helpers.ts";
 
 function pipelineOf(app: PluginApp, warnings: string[] = []) {

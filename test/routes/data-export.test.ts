@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
-import { createDataTransfer, type DataSection } from "../../src/data-transfer.ts";
+import { createDataTransfer, type DataSection } from "../../src/data/transfer.ts";
 import type { Database } from "../../src/db/database.ts";
 import { AppError } from "../../src/errors.ts";
 import { createEventBus, type EventType } from "../../src/events.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { HistoryItem, NewHistoryEntry } from "../../src/history/items.ts";
-import type { Page } from "../../src/http/list.ts";
+import type { Page } from "../../src/lists.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 
 type ErrorBody = { error: { code: string; message: string; details?: unknown } };

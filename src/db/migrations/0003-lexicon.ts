@@ -2,7 +2,7 @@ import type { Migration } from "../migrate.ts";
 
 /**
  * Dictionary, vocabulary and formats. Case-insensitive uniqueness is enforced on a column
- * folded in JS (src/text/fold.ts): SQLite's NOCASE only folds ASCII. Built-in formats are
+ * folded in JS (src/fold.ts): SQLite's NOCASE only folds ASCII. Built-in formats are
  * seeded at start by the formats repository (seedBuiltins), not here, so a release can add
  * built-ins without a migration.
  */

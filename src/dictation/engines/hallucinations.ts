@@ -2,7 +2,7 @@
  * Text whisper-family models invent on silence, noise or a too-strong prompt. Each rule targets a
  * documented failure, so real dictation passes through untouched.
  */
-import { stripAsrArtefacts } from "../asr-artefacts.ts";
+import { stripAsrArtefacts } from "../text/cleanup/asr-artefacts.ts";
 
 /** Sentences learned from subtitled video; nobody dictates them, so they go wherever they appear. */
 const OUTRO_SENTENCES = [

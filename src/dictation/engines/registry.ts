@@ -1,11 +1,11 @@
 import type { Logger } from "../../logger.ts";
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
-import type { ModelStore } from "../models/store.ts";
 import type { EngineId } from "./ids.ts";
 import { remoteEngine } from "./remote/definition.ts";
 import { sphinxEngine } from "./sphinx/definition.ts";
 import type { EngineAvailability, SpeechEngine } from "./types.ts";
 import { whisperEngine } from "./whisper/definition.ts";
+import type { ModelStore } from "./whisper/models/store.ts";
 
 /** The settings an engine reads, and nothing else of the settings service. */
 export interface EngineSettings {

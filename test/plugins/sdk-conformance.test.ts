@@ -1,0 +1,24 @@
+import { expect, test } from "bun:test";
+import type {
+  AppContext as SdkAppContext,
+  AfterCleanupHook as SdkHook,
+  AfterCleanupInput as SdkInput,
+  AfterCleanupOutput as SdkOutput,
+} from "../../plugins/sdk/index.js";
+import type { AfterCleanupHook, AppContext, HookInput, HookOutput } from "../../src/plugins/hooks.ts";
+
+// The SDK's hook types (what plugin authors compile against) and the host's (what the pipeline
+// runs) are written apart: one is a published .d.ts. These equalities fail `tsc` the moment they
+// drift, which `bun run check` runs.
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+const conforms: [
+  Equal<SdkInput, HookInput>,
+  Equal<SdkOutput, HookOutput>,
+  Equal<SdkAppContext, AppContext>,
+  Equal<SdkHook, AfterCleanupHook["run"]>,
+] = [true, true, true, true];
+
+test("the SDK's hook types are the host's (checked by tsc)", () => {
+  expect(conforms).toEqual([true, true, true, true]);
+});
