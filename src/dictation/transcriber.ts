@@ -1,6 +1,7 @@
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
 import { isNearSilent, measureLevel } from "./audio/level.ts";
+import { SAMPLE_RATE } from "./audio/rate.ts";
 import { splitAudio } from "./chunking.ts";
 import type { EngineId, SpeechEngine } from "./engines/types.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
@@ -95,7 +96,7 @@ export interface TranscribeResult {
 const quietRmsDb = -40;
 
 /** One engine window: whisper's encoder sees 30 s at a time, so longer audio is chunked. */
-export const windowSamples = 30 * 16_000;
+export const windowSamples = 30 * SAMPLE_RATE;
 
 /** "auto" (not detected) and "und" (undetermined) tell the text pipeline nothing. */
 const knownLanguage = (language: string) => (language === "auto" || language === "und" ? null : language);

@@ -5,14 +5,14 @@ import { declaredFormat, type MediaType, OPAQUE_TYPES, parseMediaType } from "./
 import { inspectMp4 } from "./mp4-guard.ts";
 import { frameBytes, type PcmLayout, pcmToMono } from "./pcm.ts";
 import { rawPcmLayout } from "./raw-pcm.ts";
-import { resample, TARGET_RATE } from "./resample.ts";
+import { resample, SAMPLE_RATE } from "./resample.ts";
 import { type DecoderName, sniffAudio } from "./sniff.ts";
 import { parseWav } from "./wav.ts";
 
 /** What every speech engine receives: 16 kHz mono Float32 in [-1, 1]. */
 export interface DecodedAudio {
   pcm: Float32Array;
-  sampleRate: typeof TARGET_RATE;
+  sampleRate: typeof SAMPLE_RATE;
   /** From the samples actually decoded, never from a header. */
   durationMs: number;
   source: { format: string; sampleRate: number; channels: number };
@@ -58,7 +58,7 @@ function fromPcm(data: Uint8Array, layout: PcmLayout, format: string, limits: De
     throw invalidAudio(`Every sample of the ${format} audio is NaN or infinite`);
   return {
     pcm: resample(mono.samples, layout.sampleRate),
-    sampleRate: TARGET_RATE,
+    sampleRate: SAMPLE_RATE,
     durationMs,
     source: { format, sampleRate: layout.sampleRate, channels: layout.channels },
   };
@@ -91,7 +91,7 @@ async function fromCompressed(
     throw invalidAudio(`The ${format} file decoded to NaN samples`);
   return {
     pcm: decoded.pcm,
-    sampleRate: TARGET_RATE,
+    sampleRate: SAMPLE_RATE,
     durationMs: (decoded.frames * 1000) / decoded.sourceRate,
     source: { format, sampleRate: decoded.sourceRate, channels: decoded.channels },
   };

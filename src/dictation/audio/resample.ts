@@ -1,5 +1,6 @@
-/** The rate every speech engine takes. */
-export const TARGET_RATE = 16000;
+import { SAMPLE_RATE } from "./rate.ts";
+
+export { SAMPLE_RATE };
 
 /** A streaming sample-rate converter: push chunks in order, then flush once. */
 export interface Resampler {
@@ -31,12 +32,12 @@ interface Filter {
 const filters = new Map<string, Filter>();
 
 /** Resamples a whole signal; output length is ceil(input × to / from). */
-export function resample(input: Float32Array, fromRate: number, toRate = TARGET_RATE): Float32Array {
+export function resample(input: Float32Array, fromRate: number, toRate = SAMPLE_RATE): Float32Array {
   const resampler = createResampler(fromRate, toRate);
   return concat([resampler.push(input), resampler.flush()]);
 }
 
-export function createResampler(fromRate: number, toRate = TARGET_RATE): Resampler {
+export function createResampler(fromRate: number, toRate = SAMPLE_RATE): Resampler {
   if (fromRate === toRate) return { push: (input) => input, flush: () => new Float32Array(0) };
   const filter = filterFor(fromRate, toRate);
   const { up, down, halfTaps } = filter;

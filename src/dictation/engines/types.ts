@@ -38,5 +38,5 @@ export interface SpeechEngine {
 /** Whether an engine can run on this machine, and if not, what to do about it. */
 export type EngineAvailability = { available: true } | { available: false; reason: string; hint: string };
 
-/** Sample rate every engine takes. */
-export const SAMPLE_RATE = 16_000;
+/** Sample rate every engine takes: what the audio decoder delivers. */
+export { SAMPLE_RATE } from "../audio/rate.ts";
