@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { parseArgs } from "node:util";
 import * as v from "valibot";
 import { appDeps, createApp } from "./app.ts";
@@ -9,7 +8,7 @@ import { runModelsCommand } from "./cli/models.ts";
 import { runPluginsCommand } from "./cli/plugins.ts";
 import { runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
-import { sqliteVersion } from "./db/database.ts";
+import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { reasonOf } from "./errors.ts";
 import { lastResortError } from "./http/errors.ts";
@@ -205,9 +204,7 @@ async function runTranscribe(env: Env, args: string[]): Promise<number> {
 }
 
 function printVersion(): number {
-  const sqlite = new Database(":memory:");
-  process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteVersion(sqlite)})\n`);
-  sqlite.close();
+  process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`);
   return 0;
 }
 

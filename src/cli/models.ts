@@ -1,11 +1,8 @@
 import { parseArgs } from "node:util";
-import {
-  type DownloadTarget,
-  downloadModel,
-  presetTarget,
-} from "../dictation/engines/whisper/models/download.ts";
+import { downloadModel, presetTarget } from "../dictation/engines/whisper/models/download.ts";
 import { describeModels } from "../dictation/engines/whisper/models/overview.ts";
 import { defaultModelId, findPreset } from "../dictation/engines/whisper/models/presets.ts";
+import type { DownloadTarget } from "../dictation/engines/whisper/models/request.ts";
 import {
   assertModelId,
   createModelStore,

@@ -79,6 +79,30 @@ function openProblem(path: string, error: unknown): Error {
   return new Error(`cannot open the database ${path}: ${reason} (${openHint(path, code)})`, { cause: error });
 }
 
+/** The version of the SQLite library svc runs on, without opening a database file. */
+export function sqliteLibraryVersion(): string {
+  const db = new Database(":memory:");
+  try {
+    return sqliteVersion(db);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Backs up the database file at `source` (live or not) to `target` with `backupDatabase`, waiting
+ * up to 10 s for a writer to finish.
+ */
+export function backupDatabaseFile(source: string, target: string): void {
+  const db = new Database(source, { create: false });
+  try {
+    db.run("PRAGMA busy_timeout = 10000");
+    backupDatabase(db, target);
+  } finally {
+    db.close();
+  }
+}
+
 export function sqliteVersion(db: Database): string {
   const row = db.query<{ version: string }, []>("SELECT sqlite_version() AS version").get();
   return row?.version ?? "unknown";

@@ -1,8 +1,8 @@
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { AppError } from "../errors.ts";
-import type { BuiltinFormat } from "../formats/builtins.ts";
-import { type FormatStyle, formatStyleSchema } from "../formats/style.ts";
+import { formatStyleSchema } from "../formats/style.ts";
+import type { BuiltinFormat, Format, FormatInput, FormatItem } from "../formats/types.ts";
 import type { Page } from "../lists.ts";
 import { likePattern } from "../lists.ts";
 import type { ImportOptions, ImportSummary } from "./dictionary-repo.ts";
@@ -20,27 +20,6 @@ export interface FormatRow {
   created_at: string;
   updated_at: string;
 }
-
-export interface FormatInput {
-  label: string;
-  appPattern: string;
-  instructions: string;
-  enabled: boolean;
-  priority: number;
-  style: FormatStyle;
-}
-
-export interface Format extends FormatInput {
-  id: number;
-  isBuiltin: boolean;
-  /** Stable name of a built-in ("email", "terminal", …); null for the user's own formats. */
-  builtinKey: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** A format as exported: built-ins carry their key so an import updates them instead of duplicating. */
-export type FormatItem = FormatInput & { builtinKey?: string | null | undefined };
 
 export const formatOrderFields = ["label", "priority", "createdAt", "updatedAt"] as const;
 export type FormatOrderField = (typeof formatOrderFields)[number];

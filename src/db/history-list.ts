@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { HistoryRow } from "./history-repo.ts";
+import type { HistoryRow } from "./history-row.ts";
 
 export const historyColumns = `id, raw_text, cleaned_text, final_text, word_count, language, engine, model,
   audio_duration_ms, processing_ms, app_context, format_id, format_label, created_at`;

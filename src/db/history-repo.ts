@@ -1,27 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { createHistoryLister, historyColumns } from "./history-list.ts";
+import type { HistoryRow, NewHistoryRow } from "./history-row.ts";
 
 export type { HistoryListOptions } from "./history-list.ts";
-
-export interface HistoryRow {
-  id: number;
-  raw_text: string;
-  cleaned_text: string | null;
-  final_text: string;
-  word_count: number;
-  language: string | null;
-  engine: string;
-  model: string | null;
-  audio_duration_ms: number;
-  processing_ms: number;
-  /** JSON `{app?, title?, url?}`. */
-  app_context: string | null;
-  format_id: number | null;
-  format_label: string | null;
-  created_at: string;
-}
-
-export type NewHistoryRow = Omit<HistoryRow, "id">;
 
 export interface HistoryTotals {
   sessions: number;

@@ -1,8 +1,9 @@
 import type { Logger } from "../logger.ts";
+import type { EngineSettings } from "./engines/definition.ts";
 import { removeHallucinations } from "./engines/hallucinations.ts";
 import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt } from "./engines/prompt.ts";
-import { type EngineSettings, engineDefinition } from "./engines/registry.ts";
+import { engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
 import type { ActiveEngine } from "./transcriber.ts";

@@ -1,10 +1,5 @@
-import type { FormatInput } from "../db/formats-repo.ts";
 import { defaultFormatStyle, type FormatStyle } from "./style.ts";
-
-/** A format shipped with svc. `key` is its stable identity across releases (seeding and reset). */
-export interface BuiltinFormat extends FormatInput {
-  key: string;
-}
+import type { BuiltinFormat } from "./types.ts";
 
 const style = (overrides: Partial<FormatStyle>): FormatStyle => ({ ...defaultFormatStyle, ...overrides });
 

@@ -1,6 +1,6 @@
-import type { Format } from "../db/formats-repo.ts";
 import type { AppContext } from "./app-context.ts";
 import { type CompiledPattern, compilePattern, matchesPattern, toMatchTarget } from "./pattern.ts";
+import type { Format } from "./types.ts";
 
 export interface FormatMatcher {
   /** The format for this app context, or null (no context, or nothing matches). */

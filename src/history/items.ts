@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import type { HistoryRow, NewHistoryRow } from "../db/history-repo.ts";
+import type { HistoryRow, NewHistoryRow } from "../db/history-row.ts";
 import { type AppContext, appContextLimits, appContextSchema } from "../formats/app-context.ts";
 import { countWords } from "./words.ts";
 

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, reasonOf, storageFullOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-context.ts";
+import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
 
 export interface ErrorBody {

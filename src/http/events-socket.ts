@@ -1,7 +1,12 @@
 import type { ServerWebSocket, WebSocketHandler } from "bun";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
-import type { EventsSocketData } from "../routes/events.ts";
+
+/** What svc attaches to an events WebSocket when it upgrades one (routes/events.ts). */
+export interface EventsSocketData {
+  kind: "events";
+  requestId: string;
+}
 
 // A client that stops reading is cut off rather than buffered without bound.
 const maxBufferedBytes = 4 * 1024 * 1024;

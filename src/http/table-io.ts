@@ -1,23 +1,10 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { CsvError, parseCsv, toCsv } from "../data/csv.ts";
+import type { TableSpec } from "../data/table-spec.ts";
 import { AppError, payloadTooLarge } from "../errors.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { requireMediaType } from "./validate.ts";
-
-/** How an importable table (dictionary, vocabulary) reads from a JSON array or a CSV file. */
-export interface TableSpec<S extends v.GenericSchema> {
-  /** The table named in messages: "dictionary", "vocabulary". */
-  noun: string;
-  /** CSV columns in export order; `required` must appear in an imported header. */
-  columns: readonly string[];
-  required: readonly string[];
-  /** Validates one row (a JSON element, or a CSV row as an object keyed by header). */
-  row: S;
-  /** Case-folded identity; two rows with the same identity in one file are an error. */
-  identity(row: v.InferOutput<S>): string;
-  maxRows: number;
-}
 
 /** `?format=` of an export route. */
 export const exportQuerySchema = v.object({

@@ -1,4 +1,4 @@
-import type { RequestInfo } from "./request-context.ts";
+import type { RequestInfo } from "./request-info.ts";
 
 /**
  * Hono environment shared by every route: `c.env` is the request's `RequestInfo` (id, logger,

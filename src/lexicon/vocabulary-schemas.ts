@@ -1,7 +1,7 @@
 import * as v from "valibot";
+import type { TableSpec } from "../data/table-spec.ts";
 import { vocabularyOrderFields } from "../db/vocabulary-repo.ts";
 import { foldCase } from "../fold.ts";
-import type { TableSpec } from "../http/table-io.ts";
 import { listQuerySchema } from "../lists.ts";
 import { keySchema } from "./keyed-schemas.ts";
 

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound, reasonOf } from "../errors.ts";
 import { rawPath } from "../http/raw-path.ts";
-import { requestInfoOf } from "../http/request-context.ts";
+import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
 import { StepTimeout, withTimeout } from "./timeout.ts";

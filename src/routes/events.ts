@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { AppError } from "../errors.ts";
 import { eventTypes } from "../events.ts";
 import type { RouteDoc } from "../http/api-docs.ts";
-import { requestInfoOf } from "../http/request-context.ts";
+import type { EventsSocketData } from "../http/events-socket.ts";
+import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const eventsDocs: RouteDoc = {
@@ -15,10 +16,6 @@ export const eventsDocs: RouteDoc = {
 };
 
 /** Data Bun keeps on each events socket (see http/events-socket.ts). */
-export interface EventsSocketData {
-  kind: "events";
-  requestId: string;
-}
 
 /** `GET /api/events` upgrades to a WebSocket; the guards have already checked Host and Origin. */
 export function createEventsRoutes() {

@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { Format, FormatInput, FormatsRepo } from "../db/formats-repo.ts";
+import type { FormatsRepo } from "../db/formats-repo.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import { parseAppContext } from "../formats/app-context.ts";
@@ -12,6 +12,7 @@ import {
   formatMatchQuerySchema,
   formatPatchSchema,
 } from "../formats/schemas.ts";
+import type { Format, FormatInput } from "../formats/types.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { readId } from "../http/params.ts";
 import type { AppEnv } from "../http/types.ts";

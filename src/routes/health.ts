@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import type { RouteDoc } from "../http/api-docs.ts";
-import { apiResponder, type Respond, type StaticRoute } from "../http/request-context.ts";
+import type { Respond, StaticRoute } from "../http/request-context.ts";
+import { apiResponder } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 
 export const healthDocs: RouteDoc = {

@@ -1,17 +1,12 @@
 import { Hono } from "hono";
 import type * as v from "valibot";
+import type { TableSpec } from "../data/table-spec.ts";
 import type { KeyedRepo } from "../db/keyed-repo.ts";
 import type { ListQuery } from "../db/list-sql.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import { readId } from "../http/params.ts";
-import {
-  exportQuerySchema,
-  importQuerySchema,
-  readTable,
-  sendTable,
-  type TableSpec,
-} from "../http/table-io.ts";
+import { exportQuerySchema, importQuerySchema, readTable, sendTable } from "../http/table-io.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson, readQuery } from "../http/validate.ts";
 

@@ -9,7 +9,7 @@ import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { partContentType } from "../http/multipart.ts";
-import { requestInfoOf } from "../http/request-context.ts";
+import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../validation.ts";
 

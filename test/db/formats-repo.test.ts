@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/database.ts";
-import { createFormatsRepo, type FormatInput } from "../../src/db/formats-repo.ts";
+import { createFormatsRepo } from "../../src/db/formats-repo.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { builtinFormats } from "../../src/formats/builtins.ts";
 import { defaultFormatStyle } from "../../src/formats/style.ts";
+import type { FormatInput } from "../../src/formats/types.ts";
 
 function fresh() {
   const db = openDatabase(":memory:", { migrations });

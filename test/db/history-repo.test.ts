@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/database.ts";
-import { createHistoryRepo, type HistoryListOptions, type HistoryRow } from "../../src/db/history-repo.ts";
+import { createHistoryRepo, type HistoryListOptions } from "../../src/db/history-repo.ts";
+import type { HistoryRow } from "../../src/db/history-row.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { toHistoryRow } from "../../src/history/items.ts";

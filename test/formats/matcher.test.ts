@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import type { Format } from "../../src/db/formats-repo.ts";
 import type { AppContext } from "../../src/formats/app-context.ts";
 import { builtinFormats } from "../../src/formats/builtins.ts";
 import { compileFormats, createFormatMatcher } from "../../src/formats/matcher.ts";
 import { compilePattern } from "../../src/formats/pattern.ts";
 import { defaultFormatStyle } from "../../src/formats/style.ts";
+import type { Format } from "../../src/formats/types.ts";
 
 let nextId = 1;
 const format = (appPattern: string, fields: Partial<Format> = {}): Format => ({

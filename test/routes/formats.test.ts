@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { Format } from "../../src/db/formats-repo.ts";
 import { builtinFormats } from "../../src/formats/builtins.ts";
+import type { Format } from "../../src/formats/types.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 
 type ErrorBody = { error: { code: string; message: string; details?: unknown } };

@@ -1,5 +1,5 @@
 import { AppError } from "../../../errors.ts";
-import type { EngineDefinition } from "../registry.ts";
+import type { EngineDefinition } from "../definition.ts";
 import { createRemoteEngine } from "./engine.ts";
 
 /** Any OpenAI-compatible transcription server: OpenAI, Groq, a speaches or whisper.cpp server. */

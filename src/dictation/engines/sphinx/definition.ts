@@ -1,5 +1,5 @@
 import { AppError } from "../../../errors.ts";
-import type { EngineDefinition } from "../registry.ts";
+import type { EngineDefinition } from "../definition.ts";
 import { createSphinxEngine, probeSphinx, SPHINX_WORKER_ENTRY } from "./engine.ts";
 
 /** CMU PocketSphinx through Debian's library, English only, in a Worker; biased by vocabulary words. */

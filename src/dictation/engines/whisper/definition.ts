@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
-import type { EngineDefinition } from "../registry.ts";
+import type { EngineDefinition } from "../definition.ts";
 import { probeWhisper } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
 

@@ -1,3 +1,7 @@
+import type { DownloadOptions, DownloadProgress, DownloadTarget } from "./request.ts";
+
+export type { DownloadOptions, DownloadProgress, DownloadTarget };
+
 import { renameSync } from "node:fs";
 import { AppError } from "../../../../errors.ts";
 import { fileSize, hashInto, newSha256, removeFile, type Sha256 } from "./files.ts";
@@ -5,29 +9,6 @@ import { acquireLock } from "./lock.ts";
 import { type ModelPreset, presetUrl } from "./presets.ts";
 import { request } from "./request.ts";
 import type { InstalledModel, ModelStore } from "./store.ts";
-
-/** What to fetch and what the bytes must be. Without `sha256` only the size (if given) and header are checked. */
-export interface DownloadTarget {
-  id: string;
-  url: string;
-  sizeBytes?: number;
-  sha256?: string;
-}
-
-export interface DownloadProgress {
-  receivedBytes: number;
-  totalBytes: number | null;
-  /** Average over this connection, so a resumed download does not count the bytes it already had. */
-  bytesPerSecond: number;
-  resumedFrom: number;
-}
-
-export interface DownloadOptions {
-  signal?: AbortSignal;
-  onProgress?: (progress: DownloadProgress) => void;
-  /** The download fails (keeping its partial file) when no byte arrives for this long. */
-  idleTimeoutMs?: number;
-}
 
 export interface DownloadResult {
   model: InstalledModel;

@@ -1,5 +1,6 @@
 import { defaultModelId, type ModelPreset } from "./presets.ts";
-import type { DownloadFailure, DownloadState } from "./service.ts";
+import type { DownloadProgress } from "./request.ts";
+
 import type { InstalledModel, ModelStore } from "./store.ts";
 
 /** One row of `GET /api/models` and `svc models list`: a preset, an installed custom model, or both. */
@@ -83,4 +84,18 @@ export function describeModels(input: {
     models,
     downloads: input.downloads,
   };
+}
+
+export interface DownloadState extends DownloadProgress {
+  id: string;
+  /** Whole percent, or null while the size is unknown. */
+  percent: number | null;
+  startedAt: string;
+}
+
+/** Why the last download of a model failed; cleared when it is pulled again. */
+export interface DownloadFailure {
+  code: string;
+  message: string;
+  at: string;
 }

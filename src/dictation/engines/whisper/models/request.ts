@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { AppError, isStorageFull, reasonOf, storageFull } from "../../../../errors.ts";
-import type { DownloadOptions, DownloadTarget } from "./download.ts";
+
 import { newSha256, removeFile, type Sha256 } from "./files.ts";
 
 export interface Attempt {
@@ -163,4 +163,27 @@ async function write(response: Response, attempt: Attempt, sink: Sink): Promise<
   if (sink.total !== null && received < sink.total) {
     throw new Error(`the connection closed after ${received} of ${sink.total} bytes`);
   }
+}
+
+/** What to fetch and what the bytes must be. Without `sha256` only the size (if given) and header are checked. */
+export interface DownloadTarget {
+  id: string;
+  url: string;
+  sizeBytes?: number;
+  sha256?: string;
+}
+
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: DownloadProgress) => void;
+  /** The download fails (keeping its partial file) when no byte arrives for this long. */
+  idleTimeoutMs?: number;
+}
+
+export interface DownloadProgress {
+  receivedBytes: number;
+  totalBytes: number | null;
+  /** Average over this connection, so a resumed download does not count the bytes it already had. */
+  bytesPerSecond: number;
+  resumedFrom: number;
 }

@@ -1,17 +1,15 @@
+import type { DownloadFailure, DownloadState } from "./overview.ts";
+
+export type { DownloadFailure, DownloadState };
+
 import { AppError, notFound, reasonOf } from "../../../../errors.ts";
 import type { EventBus } from "../../../../events.ts";
 import type { Logger } from "../../../../logger.ts";
-import { type DownloadProgress, type DownloadResult, downloadModel, presetTarget } from "./download.ts";
+import { type DownloadResult, downloadModel, presetTarget } from "./download.ts";
 import { describeModels, type ModelsOverview } from "./overview.ts";
 import { findPreset } from "./presets.ts";
+import type { DownloadProgress } from "./request.ts";
 import { assertModelId, type InstalledModel, type ModelStore } from "./store.ts";
-
-export interface DownloadState extends DownloadProgress {
-  id: string;
-  /** Whole percent, or null while the size is unknown. */
-  percent: number | null;
-  startedAt: string;
-}
 
 export interface PullResult {
   status: "installed" | "downloading";
@@ -47,13 +45,6 @@ export interface ModelServiceDeps {
   /** Least time between two `models.progress` events for one model. */
   progressIntervalMs?: number;
   idleTimeoutMs?: number;
-}
-
-/** Why the last download of a model failed; cleared when it is pulled again. */
-export interface DownloadFailure {
-  code: string;
-  message: string;
-  at: string;
 }
 
 interface Job {

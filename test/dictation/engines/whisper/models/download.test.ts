@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type DownloadProgress,
-  type DownloadTarget,
-  downloadModel,
-} from "../../../../../src/dictation/engines/whisper/models/download.ts";
+import { downloadModel } from "../../../../../src/dictation/engines/whisper/models/download.ts";
+import type {
+  DownloadProgress,
+  DownloadTarget,
+} from "../../../../../src/dictation/engines/whisper/models/request.ts";
 import {
   createModelStore,
   type ModelStore,

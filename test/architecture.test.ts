@@ -1,0 +1,54 @@
+import { describe, expect, test } from "bun:test";
+import { dirname, join, normalize, relative } from "node:path";
+import { Glob } from "bun";
+
+// The layering rules (who may import whom) run in Biome (biome.json, noRestrictedImports). What a
+// linter cannot see is a circle: two modules that import each other, directly or around a ring.
+// Each one means a type or a function lives in the wrong one of them (docs/ARCHITECTURE.md).
+
+const root = join(import.meta.dir, "..");
+const importPattern =
+  /(?:^|\n)\s*(?:import|export)\s+(?:type\s+)?(?:[^"';]*?\s+from\s+)?["'](\.{1,2}\/[^"']+)["']/g;
+
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of new Glob("src/**/*.ts").scanSync(root)) {
+    const source = require("node:fs").readFileSync(join(root, file), "utf8") as string;
+    const targets = [...source.matchAll(importPattern)].map((match) =>
+      normalize(join(dirname(file), match[1] ?? "")),
+    );
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+function circles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === "open") found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return found;
+}
+
+describe("the import graph of src/", () => {
+  test("reads the imports (the graph is not empty, and knows main.ts's)", () => {
+    const graph = importGraph();
+    expect(graph.get("src/main.ts")).toContain("src/app.ts");
+  });
+
+  test("has no import circles", () => {
+    const found = circles(importGraph()).map((ring) => ring.map((file) => relative("src", file)).join(" → "));
+    expect(found).toEqual([]);
+  });
+});
