@@ -1,42 +1,43 @@
 import { dirname } from "node:path";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type CodeWithStatus, type ErrorCode, statusOf } from "./error-codes.ts";
 
 /**
- * The one error type every layer throws. The HTTP renderer turns it into
- * `{"error":{"code","message","details?"}}` with `status`; anything else becomes 500 `internal`.
+ * The one error type every layer throws, with a code from the table in error-codes.ts, which gives
+ * its status. The HTTP renderer turns it into `{"error":{"code","message","details?"}}`; anything
+ * else becomes 500 `internal`.
  */
 export class AppError extends Error {
   readonly status: ContentfulStatusCode;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: unknown;
   readonly headers: Record<string, string>;
 
   constructor(
-    status: ContentfulStatusCode,
-    code: string,
+    code: ErrorCode,
     message: string,
     options: { details?: unknown; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = "AppError";
-    this.status = status;
+    this.status = statusOf(code);
     this.code = code;
     this.details = options.details;
     this.headers = options.headers ?? {};
   }
 }
 
-export const badRequest = (code: string, message: string, details?: unknown) =>
-  new AppError(400, code, message, { details });
+export const badRequest = (code: CodeWithStatus<400>, message: string, details?: unknown) =>
+  new AppError(code, message, { details });
 
 export const notFound = (message: string, details?: unknown) =>
-  new AppError(404, "not_found", message, { details });
+  new AppError("not_found", message, { details });
 
 export const conflict = (message: string, details?: unknown) =>
-  new AppError(409, "conflict", message, { details });
+  new AppError("conflict", message, { details });
 
 export const payloadTooLarge = (message: string, details?: unknown) =>
-  new AppError(413, "payload_too_large", message, { details });
+  new AppError("payload_too_large", message, { details });
 
 export const isAppError = (error: unknown): error is AppError => error instanceof AppError;
 
@@ -61,7 +62,7 @@ export function storageFull(
   { outcome = "this change was not saved", fix = "free space on it and send it again" } = {},
 ): AppError {
   const where = folder === undefined ? "The disk" : `The disk holding ${folder}`;
-  return new AppError(507, "storage_full", `${where} is full, so ${outcome} (${reasonOf(cause)}): ${fix}.`, {
+  return new AppError("storage_full", `${where} is full, so ${outcome} (${reasonOf(cause)}): ${fix}.`, {
     details: folder === undefined ? undefined : { folder },
     cause,
   });

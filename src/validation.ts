@@ -1,5 +1,6 @@
 // Validation with valibot that every layer shares: problems as field issues, bounded work.
 import * as v from "valibot";
+import type { CodeWithStatus } from "./error-codes.ts";
 import { AppError } from "./errors.ts";
 
 export interface FieldIssue {
@@ -57,12 +58,12 @@ export function safeParseBounded<S extends v.GenericSchema>(schema: S, input: un
 export function parseOrThrow<S extends v.GenericSchema>(
   schema: S,
   input: unknown,
-  code = "invalid_request",
+  code: CodeWithStatus<400> = "invalid_request",
   what = "request",
 ): v.InferOutput<S> {
   const result = safeParseBounded(schema, input);
   if (result.success) return result.output;
   const details = describeIssues(result.issues.slice(0, maxReportedIssues));
   const summary = details.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-  throw new AppError(400, code, `Invalid ${what}: ${summary.join("; ")}`, { details });
+  throw new AppError(code, `Invalid ${what}: ${summary.join("; ")}`, { details });
 }

@@ -175,7 +175,6 @@ export function createFormatsRepo(db: Database): FormatsRepo {
     const total = countAll.get()?.n ?? 0;
     if (options.maxEntries !== undefined && total > options.maxEntries) {
       throw new AppError(
-        413,
         "limit_exceeded",
         `The import would leave ${total} formats; the limit is ${options.maxEntries}.`,
         {

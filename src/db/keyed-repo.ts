@@ -137,7 +137,6 @@ export function createKeyedRepo<R extends { id: number }, E, I, F extends string
     const total = countAll.get()?.n ?? 0;
     if (options.maxEntries !== undefined && total > options.maxEntries) {
       throw new AppError(
-        413,
         "limit_exceeded",
         `The import would leave ${total} ${spec.entriesNoun}; the limit is ${options.maxEntries}.`,
         { details: { total, limit: options.maxEntries } },

@@ -60,15 +60,10 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
   function busy(lane: Lane): AppError {
     const estimate = options.estimateMs?.(lane) ?? 2000;
     const seconds = Math.max(1, Math.ceil(((queued() + running) * estimate) / concurrency() / 1000));
-    return new AppError(
-      503,
-      "busy",
-      `The speech engine is busy (${queued()} requests waiting); retry shortly.`,
-      {
-        headers: { "Retry-After": String(seconds) },
-        details: { queued: queued(), running },
-      },
-    );
+    return new AppError("busy", `The speech engine is busy (${queued()} requests waiting); retry shortly.`, {
+      headers: { "Retry-After": String(seconds) },
+      details: { queued: queued(), running },
+    });
   }
 
   function run<T>(unit: Unit<T>): Promise<T> {

@@ -174,7 +174,6 @@ export function createTranscriber(deps: TranscriberDeps) {
     } catch (error) {
       if (timeout.aborted) {
         throw new AppError(
-          504,
           "timeout",
           `Transcription took longer than ${limits.timeoutMs} ms and was stopped.`,
         );

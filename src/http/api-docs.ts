@@ -1,5 +1,6 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema } from "valibot";
+import { type ErrorCode, errorCodes } from "../error-codes.ts";
 
 /** One documented route. Routes register these beside their handlers with the schemas they validate with. */
 export interface RouteDoc {
@@ -15,6 +16,28 @@ export interface RouteDoc {
   /** Non-JSON request bodies (audio, CSV), by content type. */
   bodyTypes?: string[];
   responses?: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
+  /**
+   * Error codes this route answers with beyond those its shape implies (`impliedErrors`): the
+   * OpenAPI document lists each under its status, from the table in error-codes.ts.
+   */
+  errors?: readonly ErrorCode[];
+}
+
+/** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
+export function impliedErrors(doc: RouteDoc): ErrorCode[] {
+  const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
+  if (doc.method !== "get") codes.push("untrusted_origin", "storage_full");
+  if (doc.method === "post") codes.push("cross_origin_request");
+  if (doc.body || doc.bodyTypes) codes.push("payload_too_large", "request_timeout", "busy");
+  if (doc.body) codes.push("unsupported_media_type", "invalid_json", "json_too_deep", "invalid_request");
+  if (doc.query) codes.push("invalid_query");
+  return codes;
+}
+
+/** Every error code the route can answer, in the table's order. */
+export function routeErrors(doc: RouteDoc): ErrorCode[] {
+  const codes = new Set<ErrorCode>([...impliedErrors(doc), ...(doc.errors ?? [])]);
+  return (Object.keys(errorCodes) as ErrorCode[]).filter((code) => codes.has(code));
 }
 
 export interface ApiDocs {
@@ -81,16 +104,21 @@ function operation(doc: RouteDoc) {
       ...(response.schema ? { content: { [type]: { schema: jsonSchema(response.schema, "output") } } } : {}),
     };
   }
-  responses.default = { description: "Error", content: { "application/json": { schema: errorSchema } } };
-  const content: Record<string, unknown> = {};
-  if (doc.body) content["application/json"] = { schema: jsonSchema(doc.body, "input") };
-  for (const type of doc.bodyTypes ?? []) content[type] = { schema: { type: "string", format: "binary" } };
-  if (doc.body && !responses[415]) {
-    responses[415] = {
-      description: `unsupported_media_type: the body is not declared as ${Object.keys(content).join(" or ")}`,
+  const byStatus = new Map<number, string[]>();
+  for (const code of routeErrors(doc)) {
+    const { status, summary } = errorCodes[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${summary}`]);
+  }
+  for (const [status, lines] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const own = doc.responses?.[status]?.description;
+    responses[status] = {
+      description: [own, ...lines].filter(Boolean).join("; "),
       content: { "application/json": { schema: errorSchema } },
     };
   }
+  const content: Record<string, unknown> = {};
+  if (doc.body) content["application/json"] = { schema: jsonSchema(doc.body, "input") };
+  for (const type of doc.bodyTypes ?? []) content[type] = { schema: { type: "string", format: "binary" } };
   return {
     summary: doc.summary,
     tags: [doc.tag],

@@ -35,7 +35,6 @@ const closing = { connection: "close" };
 
 const tooLarge = (kind: BodyKind, limit: number) =>
   new AppError(
-    413,
     "payload_too_large",
     `The request body is larger than ${limit} bytes (${settingOf[kind]}); send a smaller one.`,
     { details: { limit, setting: settingOf[kind] }, headers: closing },
@@ -43,7 +42,6 @@ const tooLarge = (kind: BodyKind, limit: number) =>
 
 const busy = (limit: number, retryAfterSeconds: number) =>
   new AppError(
-    503,
     "busy",
     `svc is already receiving ${limit} request bodies (SVC_MAX_UPLOADS); retry in a few seconds.`,
     { details: { limit }, headers: { ...closing, "Retry-After": String(retryAfterSeconds) } },
@@ -153,7 +151,6 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
 
 const timedOut = (limitMs: number) =>
   new AppError(
-    408,
     "request_timeout",
     `The request body did not arrive within ${limitMs} ms (SVC_BODY_TIMEOUT_MS); send it again on a faster link.`,
     { details: { limitMs, setting: "SVC_BODY_TIMEOUT_MS" }, headers: closing },
@@ -161,7 +158,6 @@ const timedOut = (limitMs: number) =>
 
 const tooSlow = (bytesPerSecond: number, windowMs: number) =>
   new AppError(
-    408,
     "request_timeout",
     `The request body arrived slower than ${bytesPerSecond} bytes per second over ${windowMs} ms (SVC_BODY_MIN_RATE); send it again on a faster link.`,
     { details: { minBytesPerSecond: bytesPerSecond, setting: "SVC_BODY_MIN_RATE" }, headers: closing },

@@ -56,12 +56,11 @@ export function createGuard(options: GuardOptions): Guard {
 function refuseHost(verdict: HostVerdict, host: string | null): never {
   if (verdict === "untrusted") {
     throw new AppError(
-      403,
       "untrusted_host",
       `Host "${host}" is not allowed. To reach svc by this name, add it to SVC_ALLOWED_HOSTS (comma-separated).`,
     );
   }
-  throw new AppError(400, "invalid_host", "The Host header is missing or malformed.");
+  throw new AppError("invalid_host", "The Host header is missing or malformed.");
 }
 
 function assertTrustedOrigin(
@@ -77,14 +76,12 @@ function assertTrustedOrigin(
     const trust = originTrust(origin, options.trustedOrigins);
     if (trust === undefined) {
       throw new AppError(
-        403,
         "untrusted_origin",
         `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
       );
     }
     if (trust === "loopback" && method === "POST" && !isPreflighted(headers.get("content-type"))) {
       throw new AppError(
-        403,
         "cross_origin_request",
         `A form, beacon or no-cors request from ${origin} was refused: pages on other ports of this machine may not change svc. Send the request from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
       );
@@ -94,11 +91,7 @@ function assertTrustedOrigin(
   // No Origin: a non-browser client, unless fetch metadata says a browser sent it cross-site.
   const site = headers.get("sec-fetch-site");
   if (site !== null && site !== "same-origin" && site !== "none") {
-    throw new AppError(
-      403,
-      "untrusted_origin",
-      `A ${site} browser request without an Origin header was refused.`,
-    );
+    throw new AppError("untrusted_origin", `A ${site} browser request without an Origin header was refused.`);
   }
 }
 

@@ -76,7 +76,6 @@ export function jsonValueCount(text: string, limit = maxJsonValues): number {
 export function parseJsonBody(text: string, malformed: string): unknown {
   if (jsonValueCount(text) > maxJsonValues) {
     throw new AppError(
-      413,
       "payload_too_large",
       `A JSON body may hold at most ${maxJsonValues} values (array elements and object members).`,
       { details: { limit: maxJsonValues } },
@@ -86,17 +85,12 @@ export function parseJsonBody(text: string, malformed: string): unknown {
   try {
     body = JSON.parse(text);
   } catch {
-    throw new AppError(400, "invalid_json", malformed);
+    throw new AppError("invalid_json", malformed);
   }
   if (jsonTextDepth(text) > maxJsonDepth) {
-    throw new AppError(
-      400,
-      "json_too_deep",
-      `JSON may nest at most ${maxJsonDepth} arrays or objects deep.`,
-      {
-        details: { limit: maxJsonDepth },
-      },
-    );
+    throw new AppError("json_too_deep", `JSON may nest at most ${maxJsonDepth} arrays or objects deep.`, {
+      details: { limit: maxJsonDepth },
+    });
   }
   return body;
 }

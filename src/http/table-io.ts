@@ -40,7 +40,7 @@ interface RawRow {
 const maxReported = 100;
 
 const invalidCsv = (error: CsvError) =>
-  new AppError(400, "invalid_csv", `The CSV file is malformed at ${error.message}.`, {
+  new AppError("invalid_csv", `The CSV file is malformed at ${error.message}.`, {
     details: { line: error.line },
   });
 
@@ -59,7 +59,6 @@ function csvRows(text: string, spec: TableSpec<v.GenericSchema>): RawRow[] {
   const missing = spec.required.filter((column) => !header.includes(column));
   if (missing.length > 0) {
     throw new AppError(
-      400,
       "invalid_csv",
       `The CSV header must name the columns ${spec.columns.join(",")}; missing: ${missing.join(", ")}.`,
       { details: { line: first?.line ?? 1, header } },
@@ -91,7 +90,7 @@ class TooManyFields {
 function jsonRows(text: string, maxRows: number): RawRow[] {
   const parsed = parseJsonBody(text, "The import body is not valid JSON.");
   if (!Array.isArray(parsed)) {
-    throw new AppError(400, "invalid_request", "A JSON import must be an array of objects.");
+    throw new AppError("invalid_request", "A JSON import must be an array of objects.");
   }
   assertRowCount(parsed.length, maxRows);
   return parsed.map((value, index) => ({ where: { index }, value }));
@@ -157,7 +156,6 @@ function importRejected(problems: RowProblem[], noun: string): AppError {
     ? ` First: ${describe(first)}: ${first.field ? `${first.field}: ` : ""}${first.message}.`
     : "";
   return new AppError(
-    400,
     "invalid_import",
     `${problems.length} ${noun} row(s) are invalid, so nothing was imported.${summary} Fix them and send the file again.`,
     { details: { errorCount: problems.length, errors: problems.slice(0, maxReported) } },

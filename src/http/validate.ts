@@ -24,7 +24,6 @@ export function requireMediaType(c: Context, accepted: readonly string[]): strin
   const type = mediaTypeOf(sent);
   if (type !== undefined && accepted.includes(type)) return type;
   throw new AppError(
-    415,
     "unsupported_media_type",
     `${sent === undefined ? "The body has no Content-Type" : `Content-Type "${sent}" is not accepted here`}: send ${accepted.join(" or ")}.`,
     { details: { accepted } },

@@ -53,7 +53,7 @@ export function createPluginNamespace(deps: {
       const timedOut = error instanceof StepTimeout;
       const message = `plugin "${plugin.name}" failed in middleware: ${reasonOf(error)}`;
       requestInfoOf(c)?.logger.error(message, { plugin: plugin.name, hook: "middleware" });
-      throw new AppError(timedOut ? 504 : 500, timedOut ? "plugin_timeout" : "plugin_failed", message, {
+      throw new AppError(timedOut ? "plugin_timeout" : "plugin_failed", message, {
         details: { plugin: plugin.name },
       });
     }

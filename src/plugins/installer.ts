@@ -52,7 +52,6 @@ export function createInstaller(options: {
     const slug = pluginSlug(name);
     if (busy.has(slug)) {
       throw new AppError(
-        409,
         "install_in_progress",
         `"${name}" is being installed or removed right now; try again when it finishes.`,
       );
@@ -75,7 +74,6 @@ export function createInstaller(options: {
     const folder = await readFolder(target);
     if (folder.manifest?.name === name) return true;
     throw new AppError(
-      409,
       "slug_taken",
       `The folder ${pluginSlug(name)} in the plugins directory holds ${folder.manifest ? `"${folder.manifest.name}"` : "something that is not a plugin"}, whose slug is the same as "${name}"'s.`,
     );
@@ -85,7 +83,6 @@ export function createInstaller(options: {
     assertPackageName(name);
     if (requested !== undefined && !versionRequest.test(requested)) {
       throw new AppError(
-        400,
         "invalid_version",
         "version must be a version, a range such as ^1.2.0, or a dist-tag.",
       );

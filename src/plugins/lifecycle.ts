@@ -43,7 +43,6 @@ export function pickBySlug(all: readonly PluginStatus[], slug: string, name?: st
   if (!first) throw notFound(`No listed or installed plugin has the slug "${slug}".`);
   if (names.length > 1) {
     throw new AppError(
-      409,
       "ambiguous_slug",
       `Plugins ${names.map((item) => `"${item}"`).join(", ")} share the slug "${slug}": add ?name=<package name> to say which.`,
       { details: { slug, names } },
@@ -74,11 +73,7 @@ export function createLifecycle(deps: {
     async install({ name, version, enable = false }) {
       assertPackageName(name);
       if (!deps.installer) {
-        throw new AppError(
-          503,
-          "installer_unavailable",
-          "This server cannot install plugins from a registry.",
-        );
+        throw new AppError("installer_unavailable", "This server cannot install plugins from a registry.");
       }
       const result = await deps.installer.install(name, version);
       const wasListed = listedNames().includes(name);

@@ -28,7 +28,7 @@ export function packageNameProblem(name: unknown): string | undefined {
 export function assertPackageName(name: unknown): asserts name is string {
   const problem = packageNameProblem(name);
   if (problem) {
-    throw new AppError(400, "invalid_package_name", `Invalid plugin package name: ${problem}.`, {
+    throw new AppError("invalid_package_name", `Invalid plugin package name: ${problem}.`, {
       details: { name: typeof name === "string" ? name.slice(0, 300) : null },
     });
   }

@@ -39,10 +39,10 @@ const packumentSchema = v.object({
 });
 
 const unreachable = (registry: string, reason: string) =>
-  new AppError(502, "registry_unreachable", `The npm registry at ${registry} could not be used: ${reason}.`);
+  new AppError("registry_unreachable", `The npm registry at ${registry} could not be used: ${reason}.`);
 
 const tooLarge = (what: string, max: number) =>
-  new AppError(422, "package_too_large", `The ${what} is larger than ${max} bytes; svc refuses it.`);
+  new AppError("package_too_large", `The ${what} is larger than ${max} bytes; svc refuses it.`);
 
 /** Reads a body up to `max` bytes; a longer one is cancelled, never buffered whole. */
 async function readCapped(response: Response, max: number, what: string): Promise<Uint8Array<ArrayBuffer>> {
@@ -128,7 +128,7 @@ export function createRegistryClient(options: {
       );
       if (response.status === 404) {
         await response.body?.cancel();
-        throw new AppError(404, "not_found", `The registry has no package "${name}".`);
+        throw new AppError("not_found", `The registry has no package "${name}".`);
       }
       if (!response.ok) {
         await response.body?.cancel();
@@ -149,7 +149,7 @@ export function createRegistryClient(options: {
       const version = pickVersion(tags, Object.keys(versions), requested);
       const meta = version ? versions[version] : undefined;
       if (!version || !meta) {
-        throw new AppError(404, "not_found", `No version of "${name}" matches "${requested ?? "latest"}".`, {
+        throw new AppError("not_found", `No version of "${name}" matches "${requested ?? "latest"}".`, {
           details: { name, requested: requested ?? "latest" },
         });
       }
@@ -162,14 +162,12 @@ export function createRegistryClient(options: {
       }
       if (tarballOrigin !== origin) {
         throw new AppError(
-          502,
           "untrusted_tarball_url",
           `The tarball of ${name}@${version} is not on ${origin}; svc refuses it.`,
         );
       }
       if (!integrity?.split(/\s+/).some((member) => member.startsWith("sha512-"))) {
         throw new AppError(
-          502,
           "integrity_mismatch",
           `The registry gives no sha512 integrity for ${name}@${version}.`,
         );
@@ -181,18 +179,13 @@ export function createRegistryClient(options: {
       if (!response.ok) {
         await response.body?.cancel();
         if (response.status === 404) {
-          throw new AppError(
-            404,
-            "not_found",
-            `The tarball of ${resolved.name}@${resolved.version} is missing.`,
-          );
+          throw new AppError("not_found", `The tarball of ${resolved.name}@${resolved.version} is missing.`);
         }
         throw unreachable(registry, `it answered HTTP ${response.status} for the tarball`);
       }
       const bytes = await readCapped(response, limits.maxTarballBytes, "package tarball");
       if (!matchesIntegrity(bytes, resolved.integrity)) {
         throw new AppError(
-          502,
           "integrity_mismatch",
           `The tarball of ${resolved.name}@${resolved.version} does not match its published sha512 integrity; nothing was installed.`,
         );

@@ -4,7 +4,7 @@ import { AppError } from "../errors.ts";
 import { ManifestError, type PluginManifest, readManifest } from "./manifest.ts";
 
 const invalid = (message: string) =>
-  new AppError(422, "invalid_manifest", `The package is not an installable svc plugin: ${message}.`);
+  new AppError("invalid_manifest", `The package is not an installable svc plugin: ${message}.`);
 
 async function isRegularFile(path: string): Promise<boolean> {
   return lstat(path).then(

@@ -21,7 +21,7 @@ export const defaultExtractLimits: ExtractLimits = {
 };
 
 const unsafe = (message: string) =>
-  new AppError(422, "unsafe_archive", `The package archive was refused: ${message}. Nothing was installed.`);
+  new AppError("unsafe_archive", `The package archive was refused: ${message}. Nothing was installed.`);
 
 // Conservative on purpose: a name outside this set is refused, never rewritten.
 const segmentPattern = /^[A-Za-z0-9._@+~=,()[\] -]+$/;

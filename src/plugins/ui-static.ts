@@ -59,9 +59,9 @@ export function uiSegments(rawRest: string): string[] {
     try {
       segment = decodeURIComponent(part);
     } catch {
-      throw new AppError(400, "invalid_path", "The path is not valid percent-encoded UTF-8.");
+      throw new AppError("invalid_path", "The path is not valid percent-encoded UTF-8.");
     }
-    if (segment.includes("\0")) throw new AppError(400, "invalid_path", "The path contains a NUL byte.");
+    if (segment.includes("\0")) throw new AppError("invalid_path", "The path contains a NUL byte.");
     // No dotfiles or ".."; no trailing dot/space or ":" (Windows aliases and streams).
     if (segment === "" || segment.startsWith(".") || /[. ]$/.test(segment) || /[:/\\]/.test(segment))
       throw missing();

@@ -22,7 +22,6 @@ export function createEventsRoutes() {
   return new Hono<AppEnv>().get("/", (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       throw new AppError(
-        426,
         "upgrade_required",
         "GET /api/events is a WebSocket: connect with ws://…/api/events.",
         {
@@ -33,11 +32,11 @@ export function createEventsRoutes() {
     const info = requestInfoOf(c);
     const server = info?.server;
     if (!info || !server) {
-      throw new AppError(501, "websocket_unavailable", "WebSockets need the Bun server (svc serve).");
+      throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
     }
     const data: EventsSocketData = { kind: "events", requestId: info.requestId };
     if (!server.upgrade(c.req.raw, { data })) {
-      throw new AppError(400, "upgrade_failed", "The WebSocket handshake was invalid.");
+      throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
     }
     // Bun has taken over the socket; this response is never sent.
     return new Response(null);

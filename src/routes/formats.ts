@@ -63,7 +63,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
     .post("/", async (c) => {
       const input = await readJson(c, formatCreateSchema);
       if (formats.count() >= formatLimits.maxFormats) {
-        throw new AppError(413, "limit_exceeded", `There are already ${formatLimits.maxFormats} formats.`);
+        throw new AppError("limit_exceeded", `There are already ${formatLimits.maxFormats} formats.`);
       }
       const format = formats.create(input);
       changed("created", { id: format.id });
@@ -79,7 +79,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
     .delete("/:id", (c) => {
       const id = readId(c);
       if (found(id).isBuiltin) {
-        throw new AppError(409, "builtin_format", `Format ${id} is built in and cannot be deleted.`, {
+        throw new AppError("builtin_format", `Format ${id} is built in and cannot be deleted.`, {
           details: {
             id,
             hint: 'Disable it with PATCH {"enabled": false}; POST /api/formats/reset restores it.',

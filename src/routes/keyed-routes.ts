@@ -57,7 +57,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
     .get("/:id", (c) => c.json(found(readId(c))))
     .post("/", async (c) => {
       const item = await readJson(c, spec.create);
-      if (repo.count() >= maxEntries) throw new AppError(413, "limit_exceeded", spec.full);
+      if (repo.count() >= maxEntries) throw new AppError("limit_exceeded", spec.full);
       const entry = repo.create(item);
       changed("created", { id: entry.id });
       return c.json(entry, 201, { Location: `/api/${name}/${entry.id}` });

@@ -50,7 +50,6 @@ export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: Ap
     const body = await readJson(c, bodySchema);
     if (body.text.length > maxPostProcessChars) {
       throw new AppError(
-        413,
         "text_too_long",
         `text is ${body.text.length} characters; the limit is ${maxPostProcessChars}.`,
       );

@@ -5,9 +5,10 @@ import { parseMediaType } from "../dictation/audio/media-type.ts";
 import { engineIds } from "../dictation/engines/ids.ts";
 import { languageSchema } from "../dictation/language.ts";
 import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
+import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
-import type { ApiDocs } from "../http/api-docs.ts";
+import type { ApiDocs, RouteDoc } from "../http/api-docs.ts";
 import { partContentType } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
@@ -46,13 +47,12 @@ async function readUpload(request: Request): Promise<Upload> {
   if (type?.toLowerCase().startsWith("multipart/form-data")) {
     const body = new Uint8Array(await request.arrayBuffer());
     const form = await new Response(body, { headers: { "content-type": type } }).formData().catch(() => {
-      throw new AppError(400, "invalid_multipart", "The multipart body could not be parsed.");
+      throw new AppError("invalid_multipart", "The multipart body could not be parsed.");
     });
     const field = form.has("audio") ? "audio" : "file";
     const file = form.get(field);
     if (!(file instanceof Blob)) {
       throw new AppError(
-        400,
         "missing_audio",
         'Send the recording as a multipart file field named "audio" (or "file").',
       );
@@ -67,7 +67,7 @@ async function readUpload(request: Request): Promise<Upload> {
   }
   const audio = new Uint8Array(await request.arrayBuffer());
   if (audio.length === 0) {
-    throw new AppError(400, "missing_audio", `Send the recording as the request body. ${ACCEPTED_AUDIO}`);
+    throw new AppError("missing_audio", `Send the recording as the request body. ${ACCEPTED_AUDIO}`);
   }
   return { audio, contentType: type };
 }
@@ -79,66 +79,56 @@ function serverTiming(result: TranscribeResult): string {
   ].join(", ");
 }
 
-/** Every failure POST /api/transcribe answers with, by status; the README lists the same. */
-export const transcribeErrors: Record<number, { description: string }> = {
-  400: {
-    description:
-      "`missing_audio` (empty body or no `audio`/`file` part), `invalid_multipart`, `invalid_app_context`, `invalid_engine_option` (the remote engine URL setting is not http(s))",
-  },
-  408: {
-    description:
-      "`request_timeout` (the body did not arrive within SVC_BODY_TIMEOUT_MS, or slower than SVC_BODY_MIN_RATE; the connection is closed)",
-  },
-  413: {
-    description: "`payload_too_large` (over SVC_MAX_BODY_SIZE), `audio_too_long` (over max_audio_seconds)",
-  },
-  415: { description: "`unsupported_audio`, with the accepted formats in details" },
-  422: {
-    description:
-      "`invalid_audio` (damaged or truncated), `unsupported_language` (the engine or model cannot), `invalid_model` (the selected model file is not a usable whisper model)",
-  },
-  500: { description: "`engine_failed` (the local engine failed on this input), `internal`" },
-  502: {
-    description:
-      "the remote server: `engine_unreachable`, `engine_unauthorized` (key refused), `engine_rejected` (4xx), `engine_failed` (5xx), `engine_bad_response` (an unreadable reply)",
-  },
-  503: {
-    description:
-      "`busy` (queue full, or SVC_MAX_UPLOADS bodies already arriving; Retry-After), `engine_busy` (remote rate limit; Retry-After), `model_unavailable` (says how to get one), `engine_unavailable`, `engine_closed` (shutting down)",
-  },
-  504: {
-    description:
-      "`timeout` (over transcribe_timeout_seconds), `engine_timeout` (the remote server did not answer in remote_stt_timeout_ms)",
-  },
-  507: {
-    description:
-      "`storage_full` (the disk holding the database is full: the transcript was not stored in history)",
-  },
+/** Every code the dictation path answers with, beyond those the route's shape implies. */
+export const transcribeErrors = [
+  "missing_audio",
+  "invalid_multipart",
+  "invalid_app_context",
+  "invalid_language",
+  "invalid_engine_option",
+  "audio_too_long",
+  "unsupported_audio",
+  "invalid_audio",
+  "unsupported_language",
+  "invalid_model",
+  "engine_failed",
+  "engine_unreachable",
+  "engine_unauthorized",
+  "engine_rejected",
+  "engine_server_error",
+  "engine_bad_response",
+  "engine_busy",
+  "engine_unavailable",
+  "engine_closed",
+  "model_unavailable",
+  "timeout",
+  "engine_timeout",
+] as const satisfies readonly ErrorCode[];
+
+/** POST /api/transcribe in the API reference (the README's error table is generated from it). */
+export const transcribeDoc: RouteDoc = {
+  method: "post",
+  path: "/api/transcribe",
+  tag: "Dictation",
+  summary: "Transcribe a recording and return finished text",
+  description:
+    "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`), typed by the part's own Content-Type with its parameters (raw PCM: audio/L16;rate=16000). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or an ISO 639 code; a region tag such as en-US or pt_BR counts as its base code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
+  bodyTypes: [
+    "audio/wav",
+    "audio/webm",
+    "audio/ogg",
+    "audio/mpeg",
+    "audio/flac",
+    "audio/mp4",
+    "audio/pcm",
+    "multipart/form-data",
+  ],
+  responses: { 200: { description: "The transcript", schema: transcribeResultSchema } },
+  errors: transcribeErrors,
 };
 
 export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
-  deps.docs.add({
-    method: "post",
-    path: "/api/transcribe",
-    tag: "Dictation",
-    summary: "Transcribe a recording and return finished text",
-    description:
-      "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`), typed by the part's own Content-Type with its parameters (raw PCM: audio/L16;rate=16000). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or an ISO 639 code; a region tag such as en-US or pt_BR counts as its base code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
-    bodyTypes: [
-      "audio/wav",
-      "audio/webm",
-      "audio/ogg",
-      "audio/mpeg",
-      "audio/flac",
-      "audio/mp4",
-      "audio/pcm",
-      "multipart/form-data",
-    ],
-    responses: {
-      200: { description: "The transcript", schema: transcribeResultSchema },
-      ...transcribeErrors,
-    },
-  });
+  deps.docs.add(transcribeDoc);
   return new Hono<AppEnv>().post("/", async (c) => {
     // Bun closes a connection idle for `idleTimeout`; a long transcription is not idle.
     requestInfoOf(c)?.server?.timeout(c.req.raw, 0);

@@ -58,7 +58,6 @@ export function encodeSetting(key: string, value: unknown): { json: string; valu
 
 export const tooManySettings = () =>
   new AppError(
-    413,
     "too_many_settings",
     `At most ${maxCustomKeys} client preference keys may be stored; delete some before adding more.`,
     { details: { limit: maxCustomKeys } },

@@ -298,7 +298,7 @@ function notesSection(db: Database): DataSection<{ text: string }> {
     importAll(items, mode) {
       const deleted = mode === "replace" ? db.run("DELETE FROM notes").changes : 0;
       for (const item of items) {
-        if (item.text === "boom") throw new AppError(413, "limit_exceeded", "too many notes");
+        if (item.text === "boom") throw new AppError("limit_exceeded", "too many notes");
         db.run("INSERT INTO notes (text) VALUES (?)", [item.text]);
       }
       return { created: items.length, updated: 0, unchanged: 0, deleted };

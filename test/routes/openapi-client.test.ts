@@ -33,7 +33,7 @@ export const total = (page: HistoryPage): number => page.total;
 type Health = Json<paths["/api/health"]["get"]["responses"][200]>;
 export const healthy = (health: Health): boolean => health.status === "ok";
 
-type Failure = Json<paths["/api/transcribe"]["post"]["responses"]["default"]>;
+type Failure = Json<paths["/api/transcribe"]["post"]["responses"]["415"]>;
 export const code = (failure: Failure): string => failure.error.code;
 
 export const sent = [entry, incomplete];

@@ -12,16 +12,15 @@ export const ACCEPTED_AUDIO =
 
 /** 415: the container or codec is one we do not decode (or could not be recognised at all). */
 export const unsupportedAudio = (message: string, details?: unknown) =>
-  new AppError(415, "unsupported_audio", `${message}. ${ACCEPTED_AUDIO}`, { details });
+  new AppError("unsupported_audio", `${message}. ${ACCEPTED_AUDIO}`, { details });
 
 /** 422: the format is supported but these bytes are truncated, malformed or hold no samples. */
 export const invalidAudio = (message: string, details?: unknown) =>
-  new AppError(422, "invalid_audio", message, { details });
+  new AppError("invalid_audio", message, { details });
 
 /** 413: the audio itself (not the upload size) is longer than the configured limit. */
 export const audioTooLong = (durationMs: number, maxDurationMs: number, atLeast = false) =>
   new AppError(
-    413,
     "audio_too_long",
     `The audio is ${atLeast ? "at least " : ""}${formatSeconds(durationMs)} long; the limit is ` +
       `${formatSeconds(maxDurationMs)}. Send a shorter recording or split it.`,

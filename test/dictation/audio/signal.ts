@@ -70,6 +70,6 @@ export async function expectAppError(promise: Promise<unknown>, status: number, 
     (reason: unknown) => reason,
   );
   if (!isAppError(error)) throw new Error(`expected AppError ${code}, got ${String(error)}`);
-  expect({ status: error.status as number, code: error.code }).toEqual({ status, code });
+  expect({ status: error.status as number, code: error.code as string }).toEqual({ status, code });
   return error;
 }

@@ -16,7 +16,6 @@ export const remoteEngine: EngineDefinition = {
     const model = settings.get("remote_stt_model");
     if (!baseUrl || !model) {
       throw new AppError(
-        503,
         "engine_unavailable",
         "The remote engine needs remote_stt_base_url and remote_stt_model (PUT /api/settings/<key>).",
       );

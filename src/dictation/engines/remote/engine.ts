@@ -27,14 +27,9 @@ function endpoint(baseUrl: string): URL {
     const url = new URL(`${baseUrl.replace(/\/+$/, "")}/audio/transcriptions`);
     if (url.protocol === "http:" || url.protocol === "https:") return url;
   } catch {}
-  throw new AppError(
-    400,
-    "invalid_engine_option",
-    `The remote engine URL "${baseUrl}" is not an http(s) URL.`,
-    {
-      details: { hint: "Use the API root, e.g. https://api.openai.com/v1 or http://gpu-box:8000/v1." },
-    },
-  );
+  throw new AppError("invalid_engine_option", `The remote engine URL "${baseUrl}" is not an http(s) URL.`, {
+    details: { hint: "Use the API root, e.g. https://api.openai.com/v1 or http://gpu-box:8000/v1." },
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -78,7 +73,7 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
   }
 
   async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
-    if (closed) throw new AppError(503, "engine_closed", "The remote engine has been closed.");
+    if (closed) throw new AppError("engine_closed", "The remote engine has been closed.");
     opts.signal?.throwIfAborted();
     // OpenAI's API takes ISO 639-1 codes only: "pt-br" is sent as "pt".
     const requested = opts.language === undefined ? undefined : engineLanguage(opts.language);
@@ -102,7 +97,6 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
         if (opts.signal?.aborted) throw opts.signal.reason;
         if (timeout.aborted) {
           throw new AppError(
-            504,
             "engine_timeout",
             `The transcription server ${server} did not answer within ${timeoutMs} ms.`,
             {
@@ -114,19 +108,14 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
           await sleep(retryDelayMs * 2 ** retry++ * (0.5 + Math.random()), opts.signal);
           continue;
         }
-        throw new AppError(
-          502,
-          "engine_unreachable",
-          `The transcription server ${server} cannot be reached.`,
-          {
-            details: {
-              server,
-              attempts: retry + 1,
-              message: reasonOf(error),
-            },
-            cause: error,
+        throw new AppError("engine_unreachable", `The transcription server ${server} cannot be reached.`, {
+          details: {
+            server,
+            attempts: retry + 1,
+            message: reasonOf(error),
           },
-        );
+          cause: error,
+        });
       }
       if (status >= 200 && status < 300) {
         return parseTranscription(body, { language: language ?? "und", durationMs, server });

@@ -47,7 +47,6 @@ const wholeClip = (text: string, durationMs: number): TranscriptSegment[] =>
 
 function badResponse(server: string, problem: string, body: string): AppError {
   return new AppError(
-    502,
     "engine_bad_response",
     `The transcription server ${server} sent an unusable reply: ${problem}.`,
     {
@@ -75,7 +74,6 @@ export function upstreamError(
   const details = { server, status, message: upstreamMessage(body) };
   if (status === 401 || status === 403) {
     return new AppError(
-      502,
       "engine_unauthorized",
       `The transcription server ${server} refused the API key (${status}).`,
       {
@@ -84,18 +82,17 @@ export function upstreamError(
     );
   }
   if (status === 429) {
-    return new AppError(503, "engine_busy", `The transcription server ${server} is rate-limiting requests.`, {
+    return new AppError("engine_busy", `The transcription server ${server} is rate-limiting requests.`, {
       details,
       headers: retryAfter ? { "Retry-After": retryAfter } : {},
     });
   }
   if (status >= 500) {
-    return new AppError(502, "engine_failed", `The transcription server ${server} failed (${status}).`, {
+    return new AppError("engine_server_error", `The transcription server ${server} failed (${status}).`, {
       details,
     });
   }
   return new AppError(
-    502,
     "engine_rejected",
     `The transcription server ${server} rejected the request (${status}): ${details.message}`,
     {

@@ -13,14 +13,9 @@ export const sphinxEngine: EngineDefinition = {
   select() {
     const availability = probeSphinx();
     if (!availability.available) {
-      throw new AppError(
-        503,
-        "engine_unavailable",
-        `The sphinx engine is not available: ${availability.reason}`,
-        {
-          details: { hint: availability.hint },
-        },
-      );
+      throw new AppError("engine_unavailable", `The sphinx engine is not available: ${availability.reason}`, {
+        details: { hint: availability.hint },
+      });
     }
     return { model: "en-us", key: "en-us", create: () => createSphinxEngine() };
   },

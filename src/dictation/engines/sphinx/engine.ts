@@ -65,7 +65,6 @@ function checkLanguage(language: string | undefined): void {
   const lang = engineLanguage(language ?? "");
   if (lang === "" || lang === "auto" || lang === "en") return;
   throw new AppError(
-    422,
     "unsupported_language",
     `The sphinx engine only transcribes English, not "${language}".`,
     {
@@ -74,7 +73,7 @@ function checkLanguage(language: string | undefined): void {
   );
 }
 
-const failed = (message: string) => new AppError(500, "engine_failed", `PocketSphinx failed: ${message}`);
+const failed = (message: string) => new AppError("engine_failed", `PocketSphinx failed: ${message}`);
 
 /**
  * PocketSphinx in a worker thread, model loaded once (~0.4 s) and kept. Requests run one at a time in
@@ -84,7 +83,7 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
   const modelDir = options.modelDir ?? SPHINX_MODEL_DIR;
   const availability = probeSphinx(modelDir);
   if (!availability.available) {
-    throw new AppError(503, "engine_unavailable", availability.reason, {
+    throw new AppError("engine_unavailable", availability.reason, {
       details: { engine: "sphinx", hint: HINT },
     });
   }
@@ -137,7 +136,6 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
         else
           reject(
             new AppError(
-              503,
               "engine_unavailable",
               `PocketSphinx could not start: ${"message" in reply ? reply.message : reply.type}`,
             ),
@@ -156,7 +154,7 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
   handle.unref();
 
   async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
-    if (state !== "ready") throw new AppError(503, "engine_unavailable", `The sphinx engine is ${state}.`);
+    if (state !== "ready") throw new AppError("engine_unavailable", `The sphinx engine is ${state}.`);
     opts.signal?.throwIfAborted();
     checkLanguage(opts.language);
     if (pcm.length === 0) return { text: "", segments: [], language: "en" };

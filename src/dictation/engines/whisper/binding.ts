@@ -52,7 +52,7 @@ export function loadWhisperAddon(): WhisperAddon {
     }
   }
   const reason = loadError instanceof Error ? loadError.message : String(loadError);
-  throw new AppError(503, "engine_unavailable", `The whisper engine is not available: ${reason}`, {
+  throw new AppError("engine_unavailable", `The whisper engine is not available: ${reason}`, {
     details: { engine: "whisper", hint: HINT },
     cause: loadError,
   });

@@ -6,7 +6,6 @@ import { createWhisperEngine } from "./engine.ts";
 
 function modelMissing(id: string): AppError {
   return new AppError(
-    503,
     "model_unavailable",
     `Speech model "${id}" is not installed. Download it with \`svc models pull ${id}\` or POST /api/models/${id}/pull, or choose another with PUT /api/settings/stt_model.`,
     { details: { model: id } },

@@ -35,7 +35,7 @@ interface NativeSegment {
 
 function checkedInt(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new AppError(400, "invalid_engine_option", `${name} must be an integer from ${min} to ${max}.`);
+    throw new AppError("invalid_engine_option", `${name} must be an integer from ${min} to ${max}.`);
   }
   return value;
 }
@@ -49,10 +49,7 @@ function runNative(
   return new Promise<NativeSegment[]>((resolve, reject) => {
     const finish = (result: unknown) => {
       if (Array.isArray(result)) resolve(result as NativeSegment[]);
-      else
-        reject(
-          new AppError(500, "engine_failed", `whisper.cpp failed: ${String(result)}`, { cause: result }),
-        );
+      else reject(new AppError("engine_failed", `whisper.cpp failed: ${String(result)}`, { cause: result }));
     };
     addon.transcribe(model.handle, pcm, params, finish, () => {});
   });
@@ -106,7 +103,7 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
   let closed = false;
 
   async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
-    if (closed) throw new AppError(503, "engine_closed", "The whisper engine has been closed.");
+    if (closed) throw new AppError("engine_closed", "The whisper engine has been closed.");
     opts.signal?.throwIfAborted();
     const language = resolveLanguage(opts.language, info.multilingual);
     if (pcm.length === 0) return { text: "", segments: [], language: language === "auto" ? "und" : language };

@@ -30,14 +30,9 @@ const N_FFT_BINS = 201;
 const SIZES: Record<number, string> = { 4: "tiny", 6: "base", 12: "small", 24: "medium", 32: "large" };
 
 export function invalidModel(path: string, problem: string): AppError {
-  return new AppError(
-    422,
-    "invalid_model",
-    `The model file ${path} is not a usable whisper model: ${problem}.`,
-    {
-      details: { path, problem },
-    },
-  );
+  return new AppError("invalid_model", `The model file ${path} is not a usable whisper model: ${problem}.`, {
+    details: { path, problem },
+  });
 }
 
 function readHparams(cur: FileCursor, fail: (problem: string) => AppError) {
@@ -125,7 +120,7 @@ export function validateWhisperModel(path: string): WhisperModelInfo {
   try {
     fd = openSync(path, "r");
   } catch (cause) {
-    throw new AppError(503, "model_unavailable", `The whisper model file ${path} cannot be opened.`, {
+    throw new AppError("model_unavailable", `The whisper model file ${path} cannot be opened.`, {
       details: { path },
       cause,
     });

@@ -29,13 +29,12 @@ export function resolveLanguage(requested: string | undefined, multilingual: boo
   const lang = engineLanguage(requested ?? "");
   if (lang === "" || lang === "auto") return multilingual ? "auto" : "en";
   if (!WHISPER_LANGUAGES.has(lang)) {
-    throw new AppError(422, "unsupported_language", `Whisper does not know the language "${requested}".`, {
+    throw new AppError("unsupported_language", `Whisper does not know the language "${requested}".`, {
       details: { language: requested, hint: "Send an ISO 639-1 code such as en, de or fr, or auto." },
     });
   }
   if (!multilingual && lang !== "en") {
     throw new AppError(
-      422,
       "unsupported_language",
       `The loaded model is English-only; it cannot transcribe "${lang}".`,
       {

@@ -92,12 +92,12 @@ describe("remote engine", () => {
     expect(received).toHaveLength(2);
   });
 
-  test("gives up after the configured retries with 502 engine_failed", async () => {
+  test("gives up after the configured retries with 502 engine_server_error", async () => {
     answer = () => json({ error: { message: "down" } }, 503);
     const error = await rejection(engine({ retries: 2 }).transcribe(pcm));
     expect(error).toMatchObject({
       status: 502,
-      code: "engine_failed",
+      code: "engine_server_error",
       details: { status: 503, message: "down" },
     });
     expect(received).toHaveLength(3);

@@ -23,8 +23,13 @@ export const presetTarget = (preset: ModelPreset, baseUrl: string): DownloadTarg
   sha256: preset.sha256,
 });
 
-const mismatch = (target: DownloadTarget, code: string, message: string, details: object) =>
-  new AppError(502, code, `${message} The partial download was deleted.`, {
+const mismatch = (
+  target: DownloadTarget,
+  code: "size_mismatch" | "checksum_mismatch",
+  message: string,
+  details: object,
+) =>
+  new AppError(code, `${message} The partial download was deleted.`, {
     details: { id: target.id, url: target.url, ...details },
   });
 
@@ -79,7 +84,6 @@ function finish(
   const size = fileSize(partial) ?? 0;
   if (target.sizeBytes !== undefined && size < target.sizeBytes) {
     throw new AppError(
-      502,
       "download_interrupted",
       `${target.url} ended after ${size} of ${target.sizeBytes} bytes. The partial download is kept: pull again to resume.`,
       { details: { id: target.id, url: target.url, receivedBytes: size, expectedBytes: target.sizeBytes } },

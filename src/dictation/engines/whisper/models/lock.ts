@@ -29,7 +29,6 @@ function owner(path: string): { pid: number | undefined; ageMs: number } {
 
 const busy = (what: string, pid?: number) =>
   new AppError(
-    409,
     "download_in_progress",
     `${what} is already being downloaded${pid ? ` by process ${pid}` : ""}.`,
   );

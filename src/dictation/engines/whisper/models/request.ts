@@ -1,5 +1,6 @@
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
+import type { CodeWithStatus } from "../../../../error-codes.ts";
 import { AppError, isStorageFull, reasonOf, storageFull } from "../../../../errors.ts";
 
 import { newSha256, removeFile, type Sha256 } from "./files.ts";
@@ -17,8 +18,8 @@ export type AttemptOutcome = "retry" | { hasher: Sha256; resumedFrom: number };
 
 const defaultIdleTimeoutMs = 60_000;
 
-const failure = (target: DownloadTarget, code: string, message: string, details: object = {}) =>
-  new AppError(502, code, message, { details: { id: target.id, url: target.url, ...details } });
+const failure = (target: DownloadTarget, code: CodeWithStatus<502>, message: string, details: object = {}) =>
+  new AppError(code, message, { details: { id: target.id, url: target.url, ...details } });
 
 function httpError(target: DownloadTarget, response: Response): AppError {
   if (response.status === 404) {
@@ -155,7 +156,6 @@ async function write(response: Response, attempt: Attempt, sink: Sink): Promise<
   if (overflow) {
     removeFile(attempt.partial);
     throw new AppError(
-      502,
       "size_mismatch",
       `The server sent more than ${sink.limit} bytes. The partial download was deleted.`,
     );

@@ -146,7 +146,6 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
       }
       if (installed && id === deps.activeModel() && !options.force) {
         throw new AppError(
-          409,
           "model_in_use",
           `"${id}" is the active speech model (stt_model). Switch stt_model to another model first, or delete with ?force=true.`,
           { details: { id } },

@@ -59,7 +59,6 @@ export const isModelId = (id: string): boolean => idPattern.test(id) && !id.ends
 export function assertModelId(id: string): void {
   if (!isModelId(id)) {
     throw new AppError(
-      400,
       "invalid_model_id",
       `"${id}" is not a model name: use letters, digits, ".", "_" and "-" (at most 100), e.g. base.en.`,
       { details: { id } },
@@ -136,15 +135,14 @@ export function createModelStore(options: { dir: string; presets?: readonly Mode
 
 function presetMismatch(preset: ModelPreset, source: string): AppError {
   return new AppError(
-    422,
-    "checksum_mismatch",
+    "preset_mismatch",
     `${source} is not the upstream ${preset.id} model (size or SHA-256 differ). Import it under another name, e.g. svc models import FILE --name my-${preset.id}.`,
     { details: { id: preset.id, expectedBytes: preset.sizeBytes, expectedSha256: preset.sha256 ?? null } },
   );
 }
 
 async function importModel(store: ModelStore, source: string, name?: string): Promise<ImportResult> {
-  if (fileSize(source) === undefined) throw new AppError(404, "not_found", `There is no file at ${source}.`);
+  if (fileSize(source) === undefined) throw new AppError("not_found", `There is no file at ${source}.`);
   let id = name ?? idFromFileName(basename(source));
   assertModelId(id);
   store.ensureDir();
@@ -161,14 +159,9 @@ async function importModel(store: ModelStore, source: string, name?: string): Pr
     store.validate(temporary);
     const target = store.pathFor(id);
     if (!preset && fileSize(target) !== undefined) {
-      throw new AppError(
-        409,
-        "model_exists",
-        `A model named "${id}" is already installed; remove it first.`,
-        {
-          details: { id },
-        },
-      );
+      throw new AppError("model_exists", `A model named "${id}" is already installed; remove it first.`, {
+        details: { id },
+      });
     }
     renameSync(temporary, target);
     const model = store.get(id);

@@ -100,7 +100,7 @@ describe("models store", () => {
   test("refuses a file that claims a preset's name with other bytes", async () => {
     const error = await rejection(store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8))));
     expect(error.status).toBe(422);
-    expect(error.code).toBe("checksum_mismatch");
+    expect(error.code).toBe("preset_mismatch");
     expect(error.message).toContain("--name");
     expect(readdirSync(dir)).toEqual([]);
     const renamed = await store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8)), {

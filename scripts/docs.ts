@@ -1,0 +1,59 @@
+// `bun run docs`: rewrites the README's generated sections (between `<!-- generated:NAME -->` and
+// `<!-- /generated:NAME -->`) from the code: the error-code table and the errors of
+// POST /api/transcribe. test/docs.test.ts fails when the README falls behind.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ErrorCode, errorCodes } from "../src/error-codes.ts";
+import { routeErrors } from "../src/http/api-docs.ts";
+import { transcribeDoc } from "../src/routes/transcribe.ts";
+
+const readme = join(import.meta.dir, "..", "README.md");
+const byStatus = (codes: ErrorCode[]) => {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes)
+    groups.set(errorCodes[code].status, [...(groups.get(errorCodes[code].status) ?? []), code]);
+  return [...groups].sort(([a], [b]) => a - b);
+};
+
+/** The generated sections, by name. */
+export function generatedSections(): Record<string, string> {
+  const all = Object.keys(errorCodes) as ErrorCode[];
+  const codeTable = [
+    "| Status | Code | Meaning |",
+    "| --- | --- | --- |",
+    ...byStatus(all).flatMap(([status, codes]) =>
+      codes.map((code) => `| ${status} | \`${code}\` | ${errorCodes[code].summary} |`),
+    ),
+  ];
+  const transcribeTable = [
+    "| Status | Codes |",
+    "| --- | --- |",
+    ...byStatus(routeErrors(transcribeDoc)).map(
+      ([status, codes]) =>
+        `| ${status} | ${codes.map((code) => `\`${code}\` (${errorCodes[code].summary})`).join(", ")} |`,
+    ),
+  ];
+  return { "error-codes": codeTable.join("\n"), "transcribe-errors": transcribeTable.join("\n") };
+}
+
+const block = (name: string) =>
+  new RegExp(`(<!-- generated:${name} -->\\n)[\\s\\S]*?(<!-- /generated:${name} -->)`);
+
+/** `text` with every generated section replaced by its current content. */
+export function withGeneratedSections(text: string): string {
+  let out = text;
+  for (const [name, content] of Object.entries(generatedSections())) {
+    if (!block(name).test(out)) throw new Error(`README.md has no generated:${name} section`);
+    out = out.replace(block(name), `$1\n${content}\n\n$2`);
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  writeFileSync(readme, withGeneratedSections(readFileSync(readme, "utf8")));
+  // Biome aligns the tables as it formats the README.
+  const format = Bun.spawnSync([process.execPath, "x", "biome", "format", "--write", readme], {
+    stderr: "inherit",
+  });
+  process.exit(format.exitCode ?? 1);
+}
