@@ -31,6 +31,8 @@ export function impliedErrors(doc: RouteDoc): ErrorCode[] {
   if (doc.body || doc.bodyTypes) codes.push("payload_too_large", "request_timeout", "busy");
   if (doc.body) codes.push("unsupported_media_type", "invalid_json", "json_too_deep", "invalid_request");
   if (doc.query) codes.push("invalid_query");
+  // A path with parameters names an item: a malformed one is refused, a missing one not found.
+  if (doc.params) codes.push("invalid_request", "not_found");
   return codes;
 }
 

@@ -39,6 +39,7 @@ export function documentFormats(docs: ApiDocs): void {
       path: "/api/formats/match",
       tag,
       summary: "The format for an app context",
+      errors: ["invalid_app_context"],
       description:
         "Reads the x-app-context header: JSON {app?, title?, url?} or a bare app name, percent-encoded when " +
         "not ASCII (malformed JSON is 400 invalid_app_context). Without the header, app/title/url query " +
@@ -56,6 +57,7 @@ export function documentFormats(docs: ApiDocs): void {
       path: "/api/formats",
       tag,
       summary: "Add a format",
+      errors: ["limit_exceeded"],
       description: `${patternSyntax} At most ${formatLimits.maxFormats} formats (413 limit_exceeded).`,
       body: formatCreateSchema,
       responses: { 201: { description: "Created", schema: formatSchema } },
@@ -83,6 +85,7 @@ export function documentFormats(docs: ApiDocs): void {
       path: "/api/formats/:id",
       tag,
       summary: "Delete one of the user's formats",
+      errors: ["builtin_format"],
       description:
         "Built-ins cannot be deleted (409 builtin_format): disable them with enabled=false instead.",
       params: idParamsSchema,

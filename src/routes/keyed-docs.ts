@@ -45,6 +45,7 @@ export function documentKeyed(docs: ApiDocs, spec: KeyedDocsSpec): void {
       ...text.create,
       body: spec.createBody,
       responses: { 201: { description: "Created", schema: entry } },
+      errors: ["conflict", "limit_exceeded"],
     },
     { method: "get", path: `${path}/:id`, tag, ...text.get, params: idParamsSchema, responses: { 200: one } },
     {
@@ -55,6 +56,7 @@ export function documentKeyed(docs: ApiDocs, spec: KeyedDocsSpec): void {
       params: idParamsSchema,
       body: spec.patchBody,
       responses: { 200: one },
+      errors: ["conflict"],
     },
     {
       method: "delete",
@@ -73,6 +75,7 @@ export function documentKeyed(docs: ApiDocs, spec: KeyedDocsSpec): void {
       body: spec.importBody,
       bodyTypes: ["text/csv"],
       responses: { 200: { description: "What changed", schema: importSummarySchema } },
+      errors: ["invalid_import", "invalid_csv", "limit_exceeded"],
     },
     {
       method: "get",

@@ -68,6 +68,7 @@ function documentModels(docs: ApiDocs): void {
       path: "/api/models/:id/pull",
       tag,
       summary: "Download a preset model in the background",
+      errors: ["invalid_model_id", "download_in_progress", "storage_full"],
       description:
         "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed (its code; the message is the model's lastFailure in GET /api/models). An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
       params: idParams,
@@ -81,6 +82,7 @@ function documentModels(docs: ApiDocs): void {
       path: "/api/models/:id",
       tag,
       summary: "Delete a model, or cancel its download",
+      errors: ["invalid_model_id", "model_in_use"],
       description:
         "Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.",
       params: idParams,

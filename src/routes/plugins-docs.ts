@@ -61,6 +61,20 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/install",
     tag,
     summary: "Install a plugin from the npm registry",
+    errors: [
+      "invalid_package_name",
+      "invalid_version",
+      "not_found",
+      "install_in_progress",
+      "slug_taken",
+      "invalid_manifest",
+      "package_too_large",
+      "unsafe_archive",
+      "registry_unreachable",
+      "integrity_mismatch",
+      "untrusted_tarball_url",
+      "installer_unavailable",
+    ],
     description:
       "Validates the name before any network request, resolves `version` (a version, range or dist-tag; default latest), verifies the tarball's sha512 integrity, extracts it without links or escaping paths, runs no scripts and installs no dependencies, then moves it into place atomically. The plugin is listed in `plugins` but stays in `disabled_plugins` unless `enable` is true. Errors: 400 invalid_package_name, 404 not_found, 409 install_in_progress or slug_taken, 422 unsafe_archive, invalid_manifest or package_too_large, 502 integrity_mismatch or registry_unreachable.",
     body: installBody,
@@ -74,6 +88,7 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/uninstall",
     tag,
     summary: "Uninstall a plugin",
+    errors: ["invalid_package_name", "not_found"],
     description:
       "Removes the specifier from `plugins` and `disabled_plugins` and deletes its files. Its stored data is kept unless `purge` is true.",
     body: uninstallBody,
@@ -94,6 +109,7 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/:slug/enable",
     tag,
     summary: "Switch a plugin on",
+    errors: ["ambiguous_slug"],
     description:
       "Removes it from `disabled_plugins` and lists it in `plugins` if needed, then reloads. Where several packages share the slug, `name` (the package name) says which; without it that is 409 ambiguous_slug. 404 not_found when no package matches.",
     params: slugParams,
@@ -105,6 +121,7 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/:slug/disable",
     tag,
     summary: "Switch a plugin off",
+    errors: ["ambiguous_slug"],
     description:
       "Adds it to `disabled_plugins`: its hooks and routes stop; files and storage are kept. `name` and the errors are as for enable.",
     params: slugParams,
@@ -116,6 +133,7 @@ export const pluginDocs: RouteDoc[] = [
     path: "/api/plugins/:slug/ui/*",
     tag,
     summary: "A plugin UI page or asset",
+    errors: ["invalid_path"],
     description:
       "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
     params: slugParams,

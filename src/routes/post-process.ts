@@ -42,6 +42,7 @@ export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: Ap
     path: "/api/post-process",
     tag: "Dictation",
     summary: "Run the text pipeline (cleanup, dictionary, plugins) on a transcript",
+    errors: ["text_too_long", "invalid_app_context"],
     description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
     body: bodySchema,
     responses: { 200: { description: "The finished text and each stage's output", schema: resultSchema } },

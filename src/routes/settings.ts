@@ -74,6 +74,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       path: "/api/settings/:key",
       tag: "Settings",
       summary: "One setting",
+      errors: ["invalid_setting_key"],
       params: keyParams,
       responses: { 200: { description: "The setting", schema: viewSchema } },
     },
@@ -82,6 +83,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       path: "/api/settings/:key",
       tag: "Settings",
       summary: "Set a setting",
+      errors: ["invalid_setting", "invalid_setting_key", "too_many_settings"],
       description:
         'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
       params: keyParams,
@@ -93,6 +95,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       path: "/api/settings/:key",
       tag: "Settings",
       summary: "Reset a setting to its default, or delete a client preference",
+      errors: ["invalid_setting_key"],
       params: keyParams,
       responses: { 204: { description: "Reset or deleted" } },
     },

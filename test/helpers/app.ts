@@ -9,7 +9,9 @@ import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
 import { createEventBus, type ServerEvent } from "../../src/events.ts";
+import { type ApiDocs, routeErrors } from "../../src/http/api-docs.ts";
 import type { BodyLimits } from "../../src/http/body-guard.ts";
+import { rawPath } from "../../src/http/raw-path.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
 import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
 import { assembleRuntime } from "../../src/runtime.ts";
@@ -54,6 +56,38 @@ export interface TestAppOptions {
   modelPresets?: readonly ModelPreset[];
 }
 
+/**
+ * Makes every error answer of a documented route prove itself documented: a code the route's
+ * OpenAPI entry does not list (error-codes.ts, the route's `errors` and its shape's) fails the
+ * request, and so the test that sent it. The whole suite thereby checks the API reference.
+ */
+function checkDocumentedErrors(app: ReturnType<typeof createApp>, docs: ApiDocs): void {
+  const routes = docs.routes.map((doc) => ({
+    doc,
+    pattern: new RegExp(`^${doc.path.replace(/:[A-Za-z_]+/g, "[^/]+")}$`),
+  }));
+  const inner = app.fetch;
+  app.fetch = async (request, env) => {
+    const response = await inner(request, env);
+    if (response.status < 400 || !response.headers.get("content-type")?.includes("json")) return response;
+    const path = rawPath(request.url);
+    const method = request.method.toLowerCase();
+    // The most specific documented route: a literal path beats a parameter.
+    const route = routes
+      .filter(({ doc, pattern }) => doc.method === method && pattern.test(path))
+      .sort((a, b) => a.doc.path.split(":").length - b.doc.path.split(":").length)[0];
+    if (!route) return response;
+    const body = (await response.clone().json()) as { error?: { code?: string } };
+    const code = body.error?.code;
+    if (code !== undefined && !(routeErrors(route.doc) as string[]).includes(code)) {
+      throw new Error(
+        `${request.method} ${route.doc.path} answered ${response.status} ${code}, which its API reference does not list`,
+      );
+    }
+    return response;
+  };
+}
+
 /** A fresh app over a fresh in-memory database, built exactly as main.ts builds it. */
 export function createTestApp(options: TestAppOptions = {}): TestApp {
   const db = openDatabase(options.dbPath ?? ":memory:", { migrations });
@@ -79,23 +113,23 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     pluginHost: options.pluginHost,
   });
   const { services, plugins, models, dictation } = runtime;
-  const app = createApp(
-    appDeps(runtime, {
-      logger,
-      version: "0.0.0-test",
-      trustedOrigins: new Set(options.trustedOrigins ?? []),
-      allowedHosts: options.allowedHosts ?? [],
-      body: {
-        maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
-        maxJsonBytes: 1024 * 1024,
-        maxImportBytes: 32 * 1024 * 1024,
-        timeoutMs: 120_000,
-        minBytesPerSecond: 1024,
-        maxConcurrent: 32,
-        ...options.body,
-      },
-    }),
-  );
+  const deps = appDeps(runtime, {
+    logger,
+    version: "0.0.0-test",
+    trustedOrigins: new Set(options.trustedOrigins ?? []),
+    allowedHosts: options.allowedHosts ?? [],
+    body: {
+      maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxJsonBytes: 1024 * 1024,
+      maxImportBytes: 32 * 1024 * 1024,
+      timeoutMs: 120_000,
+      minBytesPerSecond: 1024,
+      maxConcurrent: 32,
+      ...options.body,
+    },
+  });
+  const app = createApp(deps);
+  checkDocumentedErrors(app, deps.docs);
   const request = (path: string, init: RequestInit = {}) => Promise.resolve(app.request(path, init));
   const json = (path: string, method: string, body: unknown, headers: Record<string, string> = {}) =>
     request(path, {
