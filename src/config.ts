@@ -49,92 +49,130 @@ const csv = v.pipe(
 
 const hostName = /^(\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
 
-/** Every setting that comes from the environment, with its default. Parsed once at start. */
+const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(schema, v.description(text));
+
+/**
+ * Every setting that comes from the environment, with its default and its line in `svc help
+ * serve`. Parsed once at start. A variable is written here and in the README, nowhere else.
+ */
 export const envSchema = v.object({
-  SVC_DB_PATH: v.pipe(
-    v.optional(v.string(), ""),
-    v.trim(),
-    v.nonEmpty("SVC_DB_PATH is required: set it to the database file path, e.g. SVC_DB_PATH=./data/svc.db"),
-  ),
-  PORT: integer("PORT", 0, 65535, 4649),
-  HOST: v.pipe(v.optional(v.string(), "0.0.0.0"), v.trim(), v.nonEmpty("HOST must not be empty")),
-  SVC_ENV: v.optional(
-    v.picklist(["production", "development", "test"], "SVC_ENV must be production, development or test"),
-    "production",
-  ),
-  DO_NOT_TRACK: v.optional(v.string(), ""),
-  SVC_TRUSTED_ORIGINS: v.pipe(
-    csv,
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const parsed = parseOriginList(dataset.value);
-      if (parsed.invalid.length > 0) {
-        addIssue({
-          message: `SVC_TRUSTED_ORIGINS entries must be origins like https://dictation.example.com (scheme, host, optional port, nothing else): ${parsed.invalid.join(", ")}`,
-        });
-        return NEVER;
-      }
-      return parsed.origins;
-    }),
-  ),
-  SVC_ALLOWED_HOSTS: v.pipe(
-    csv,
-    v.transform((items) => items.map((item) => item.toLowerCase())),
-    v.rawCheck(({ dataset, addIssue }) => {
-      if (!dataset.typed) return;
-      const invalid = dataset.value.filter((item) => !hostName.test(item));
-      if (invalid.length > 0) {
-        addIssue({
-          message: `SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path): ${invalid.join(", ")}`,
-        });
-      }
-    }),
-  ),
-  SVC_LOG_LEVEL: v.optional(
-    v.picklist(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL must be debug, info, warn or error"),
-    "info",
-  ),
-  SVC_MAX_BODY_SIZE: byteSize("SVC_MAX_BODY_SIZE", "64mb", 1024),
-  SVC_MAX_JSON_SIZE: byteSize("SVC_MAX_JSON_SIZE", "1mb", 1024),
-  SVC_MAX_IMPORT_SIZE: byteSize("SVC_MAX_IMPORT_SIZE", "32mb", 1024),
-  SVC_BODY_TIMEOUT_MS: integer("SVC_BODY_TIMEOUT_MS", 100, 3_600_000, 120_000),
-  SVC_BODY_MIN_RATE: byteSize("SVC_BODY_MIN_RATE", "1kb", 0),
-  SVC_MAX_UPLOADS: integer("SVC_MAX_UPLOADS", 1, 100_000, 32),
-  SVC_SHUTDOWN_TIMEOUT_MS: integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
-  SVC_PLUGINS_DIR: v.optional(v.string()),
-  SVC_PLUGIN_SETUP_TIMEOUT_MS: integer("SVC_PLUGIN_SETUP_TIMEOUT_MS", 100, 600_000, 10_000),
-  SVC_MODELS_DIR: v.optional(v.string()),
-  SVC_NPM_REGISTRY: v.pipe(
-    v.optional(v.string(), "https://registry.npmjs.org"),
-    v.url("SVC_NPM_REGISTRY must be a URL such as https://registry.npmjs.org"),
-  ),
-  SVC_MODEL_BASE_URL: v.pipe(
-    v.optional(v.string(), defaultModelBaseUrl),
-    v.url(
-      "SVC_MODEL_BASE_URL must be a URL whose folder holds the ggml-*.bin files, e.g. https://mirror.lan/whisper",
+  SVC_DB_PATH: described(
+    v.pipe(
+      v.optional(v.string(), ""),
+      v.trim(),
+      v.nonEmpty("SVC_DB_PATH is required: set it to the database file path, e.g. SVC_DB_PATH=./data/svc.db"),
     ),
+    "database file (required), e.g. ./data/svc.db",
+  ),
+  PORT: described(integer("PORT", 0, 65535, 4649), "port to listen on (default 4649)"),
+  HOST: described(
+    v.pipe(v.optional(v.string(), "0.0.0.0"), v.trim(), v.nonEmpty("HOST must not be empty")),
+    "interface to bind (default 0.0.0.0)",
+  ),
+  SVC_ENV: described(
+    v.optional(
+      v.picklist(["production", "development", "test"], "SVC_ENV must be production, development or test"),
+      "production",
+    ),
+    "production | development | test (default production)",
+  ),
+  DO_NOT_TRACK: described(v.optional(v.string(), ""), "accepted for convention; svc never sends telemetry"),
+  SVC_TRUSTED_ORIGINS: described(
+    v.pipe(
+      csv,
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseOriginList(dataset.value);
+        if (parsed.invalid.length > 0) {
+          addIssue({
+            message: `SVC_TRUSTED_ORIGINS entries must be origins like https://dictation.example.com (scheme, host, optional port, nothing else): ${parsed.invalid.join(", ")}`,
+          });
+          return NEVER;
+        }
+        return parsed.origins;
+      }),
+    ),
+    "extra origins allowed to change state, comma-separated",
+  ),
+  SVC_ALLOWED_HOSTS: described(
+    v.pipe(
+      csv,
+      v.transform((items) => items.map((item) => item.toLowerCase())),
+      v.rawCheck(({ dataset, addIssue }) => {
+        if (!dataset.typed) return;
+        const invalid = dataset.value.filter((item) => !hostName.test(item));
+        if (invalid.length > 0) {
+          addIssue({
+            message: `SVC_ALLOWED_HOSTS entries must be host names like svc.lan or .example.com (no scheme, port or path): ${invalid.join(", ")}`,
+          });
+        }
+      }),
+    ),
+    "host names the server may be reached by, comma-separated",
+  ),
+  SVC_LOG_LEVEL: described(
+    v.optional(
+      v.picklist(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL must be debug, info, warn or error"),
+      "info",
+    ),
+    "debug | info | warn | error (default info)",
+  ),
+  SVC_MAX_BODY_SIZE: described(
+    byteSize("SVC_MAX_BODY_SIZE", "64mb", 1024),
+    "largest audio upload or plugin route body (default 64mb)",
+  ),
+  SVC_MAX_JSON_SIZE: described(
+    byteSize("SVC_MAX_JSON_SIZE", "1mb", 1024),
+    "largest body of every other route (default 1mb)",
+  ),
+  SVC_MAX_IMPORT_SIZE: described(
+    byteSize("SVC_MAX_IMPORT_SIZE", "32mb", 1024),
+    "largest import body (default 32mb)",
+  ),
+  SVC_BODY_TIMEOUT_MS: described(
+    integer("SVC_BODY_TIMEOUT_MS", 100, 3_600_000, 120_000),
+    "a body must arrive within this (default 120000), else 408",
+  ),
+  SVC_BODY_MIN_RATE: described(
+    byteSize("SVC_BODY_MIN_RATE", "1kb", 0),
+    "bytes per second a body must keep up, 0 for off (default 1kb)",
+  ),
+  SVC_MAX_UPLOADS: described(
+    integer("SVC_MAX_UPLOADS", 1, 100_000, 32),
+    "bodies received at once; more get 503 busy (default 32)",
+  ),
+  SVC_SHUTDOWN_TIMEOUT_MS: described(
+    integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
+    "how long in-flight requests may finish on SIGTERM (default 10000)",
+  ),
+  SVC_PLUGINS_DIR: described(
+    v.optional(v.string()),
+    "plugins folder (default: plugins/ beside the database)",
+  ),
+  SVC_PLUGIN_SETUP_TIMEOUT_MS: described(
+    integer("SVC_PLUGIN_SETUP_TIMEOUT_MS", 100, 600_000, 10_000),
+    "longest a plugin's setup may take before it is skipped (default 10000)",
+  ),
+  SVC_MODELS_DIR: described(
+    v.optional(v.string()),
+    "speech models folder (default: models/ beside the database)",
+  ),
+  SVC_NPM_REGISTRY: described(
+    v.pipe(
+      v.optional(v.string(), "https://registry.npmjs.org"),
+      v.url("SVC_NPM_REGISTRY must be a URL such as https://registry.npmjs.org"),
+    ),
+    "registry plugins are installed from (default https://registry.npmjs.org)",
+  ),
+  SVC_MODEL_BASE_URL: described(
+    v.pipe(
+      v.optional(v.string(), defaultModelBaseUrl),
+      v.url(
+        "SVC_MODEL_BASE_URL must be a URL whose folder holds the ggml-*.bin files, e.g. https://mirror.lan/whisper",
+      ),
+    ),
+    "where models are downloaded from (default: the whisper.cpp files on Hugging Face)",
   ),
 });
-
-export type Config = {
-  dbPath: string;
-  port: number;
-  host: string;
-  env: "production" | "development" | "test";
-  doNotTrack: boolean;
-  trustedOrigins: ReadonlySet<string>;
-  allowedHosts: readonly string[];
-  logLevel: "debug" | "info" | "warn" | "error";
-  /** Request body sizes, deadline, minimum rate and how many are received at once. */
-  body: BodyLimits;
-  shutdownTimeoutMs: number;
-  pluginsDir: string;
-  /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */
-  pluginSetupTimeoutMs: number;
-  modelsDir: string;
-  npmRegistry: string;
-  /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
-  modelBaseUrl: string;
-};
 
 /** Thrown with every problem found, so the operator fixes them all at once. */
 export class ConfigError extends Error {
@@ -146,23 +184,44 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Config {
+/** The plugins folder: SVC_PLUGINS_DIR, else plugins/ beside the database (":memory:": ./data). */
+export function pluginsDirOf(dbPath: string, override?: string): string {
+  if (override?.trim()) return resolve(override.trim());
+  return resolve(dataDirOf(dbPath), "plugins");
+}
+
+const dataDirOf = (dbPath: string) => (dbPath === ":memory:" ? resolve("data") : dirname(resolve(dbPath)));
+
+/** The environment's lines for `svc help serve`, from the schema's descriptions. */
+export function environmentHelp(): string {
+  return Object.entries(envSchema.entries)
+    .map(([name, schema]) => {
+      const text = v.getDescription(schema) ?? "";
+      return name.length < 25 ? `  ${name.padEnd(25)}${text}` : `  ${name}\n  ${"".padEnd(25)}${text}`;
+    })
+    .join("\n");
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: Record<string, string | undefined>) {
   const result = v.safeParse(envSchema, env, { abortPipeEarly: true });
   if (!result.success) {
     throw new ConfigError(result.issues.map((issue) => issue.message));
   }
   const out = result.output;
   const dbPath = out.SVC_DB_PATH === ":memory:" ? ":memory:" : resolve(out.SVC_DB_PATH);
-  const dataDir = dbPath === ":memory:" ? resolve("data") : dirname(dbPath);
+  const dataDir = dataDirOf(dbPath);
   return {
     dbPath,
     port: out.PORT,
     host: out.HOST,
     env: out.SVC_ENV,
     doNotTrack: out.DO_NOT_TRACK.trim() !== "" && out.DO_NOT_TRACK.trim() !== "0",
-    trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS),
-    allowedHosts: out.SVC_ALLOWED_HOSTS,
+    trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS) as ReadonlySet<string>,
+    allowedHosts: out.SVC_ALLOWED_HOSTS as readonly string[],
     logLevel: out.SVC_LOG_LEVEL,
+    /** Request body sizes, deadline, minimum rate and how many are received at once. */
     body: {
       maxUploadBytes: out.SVC_MAX_BODY_SIZE,
       maxJsonBytes: out.SVC_MAX_JSON_SIZE,
@@ -172,10 +231,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       maxConcurrent: out.SVC_MAX_UPLOADS,
     },
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
-    pluginsDir: resolve(out.SVC_PLUGINS_DIR?.trim() || join(dataDir, "plugins")),
+    pluginsDir: pluginsDirOf(dbPath, out.SVC_PLUGINS_DIR),
+    /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */
     pluginSetupTimeoutMs: out.SVC_PLUGIN_SETUP_TIMEOUT_MS,
     modelsDir: resolve(out.SVC_MODELS_DIR?.trim() || join(dataDir, "models")),
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
+    /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
   };
 }

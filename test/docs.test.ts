@@ -21,3 +21,11 @@ test("the README's generated sections match the code (run `bun run docs`)", asyn
   const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
   expect(cells(readme)).toBe(cells(withGeneratedSections(readme)));
 });
+
+test("the README's configuration section names every environment variable svc reads", async () => {
+  const { envSchema } = await import("../src/config.ts");
+  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
+  const section = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Settings"));
+  const missing = Object.keys(envSchema.entries).filter((name) => !section.includes(`\`${name}\``));
+  expect(missing).toEqual([]);
+});

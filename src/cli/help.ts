@@ -1,3 +1,4 @@
+import { environmentHelp } from "../config.ts";
 import { transcribeHelp } from "./transcribe.ts";
 
 export const commandHelp: Record<string, string> = {
@@ -7,27 +8,7 @@ export const commandHelp: Record<string, string> = {
 Starts the dictation server (the default command).
 
 Environment:
-  SVC_DB_PATH              database file (required), e.g. ./data/svc.db
-  HOST                     interface to bind (default 0.0.0.0)
-  PORT                     port to listen on (default 4649)
-  SVC_ENV                  production | development | test (default production)
-  SVC_LOG_LEVEL            debug | info | warn | error (default info)
-  SVC_TRUSTED_ORIGINS      extra origins allowed to change state, comma-separated
-  SVC_ALLOWED_HOSTS        host names the server may be reached by, comma-separated
-  SVC_MAX_BODY_SIZE        largest audio upload or plugin route body (default 64mb)
-  SVC_MAX_IMPORT_SIZE      largest import body (default 32mb)
-  SVC_MAX_JSON_SIZE        largest body of every other route (default 1mb)
-  SVC_BODY_TIMEOUT_MS      a body must arrive within this (default 120000), else 408
-  SVC_BODY_MIN_RATE        bytes per second a body must keep up, 0 for off (default 1kb)
-  SVC_MAX_UPLOADS          bodies received at once; more get 503 busy (default 32)
-  SVC_SHUTDOWN_TIMEOUT_MS  how long in-flight requests may finish on SIGTERM (default 10000)
-  SVC_PLUGINS_DIR          plugins folder (default: plugins/ beside the database)
-  SVC_PLUGIN_SETUP_TIMEOUT_MS
-                           longest a plugin's setup may take before it is skipped (default 10000)
-  SVC_NPM_REGISTRY         registry plugins are installed from (default https://registry.npmjs.org)
-  SVC_MODELS_DIR           speech models folder (default: models/ beside the database)
-  SVC_MODEL_BASE_URL       where models are downloaded from (default: the whisper.cpp files on Hugging Face)
-  DO_NOT_TRACK             accepted for convention; svc never sends telemetry`,
+${environmentHelp()}`,
   healthcheck: `Usage: svc healthcheck
 
 Calls GET /api/health on HOST:PORT (0.0.0.0 means this machine) and exits 0 when the server

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
 import type { PluginStatus } from "../plugins/types.ts";
@@ -16,13 +17,11 @@ export interface PluginsCliIo {
 const usage =
   "usage: svc plugins link [DIR] | unlink [DIR] | list | install NAME | uninstall NAME | reload | enable NAME | disable NAME";
 
-/** The plugins folder the server uses: SVC_PLUGINS_DIR, else plugins/ beside SVC_DB_PATH (as in config.ts). */
+/** The plugins folder the server uses (config.ts's rule), when the environment names one. */
 export function pluginsDirFrom(env: Env): string | undefined {
-  if (env.SVC_PLUGINS_DIR?.trim()) return resolve(env.SVC_PLUGINS_DIR.trim());
-  if (env.SVC_DB_PATH?.trim() && env.SVC_DB_PATH.trim() !== ":memory:") {
-    return join(dirname(resolve(env.SVC_DB_PATH.trim())), "plugins");
-  }
-  return undefined;
+  const dbPath = env.SVC_DB_PATH?.trim();
+  if (!env.SVC_PLUGINS_DIR?.trim() && (!dbPath || dbPath === ":memory:")) return undefined;
+  return pluginsDirOf(dbPath ?? "", env.SVC_PLUGINS_DIR);
 }
 
 function serverUrl(env: Env, flag: string | undefined): string {
