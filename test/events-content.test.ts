@@ -10,7 +10,7 @@ import { type ModelMirror, startModelMirror } from "./helpers/model-mirror.ts";
 import { goForward } from "./helpers/sphinx-testdata.ts";
 import { startRegistry } from "./plugins/registry-server.ts";
 
-// Any page on any port of this machine may open /api/events (SPEC.md §5 trusts localhost origins
+// Any page on any port of this machine may open /api/events (docs/SPEC.md §5 trusts localhost origins
 // for upgrades), and it reads whatever the socket carries. So events carry ids, keys, names and
 // figures, never content: this runs every event type through the real routes with recognisable
 // content and fails when any of it, or anything that reads like prose, reaches an event.

@@ -1,6 +1,6 @@
 // Audio decoding benchmark: WAV → 16 kHz mono per audio second (passthrough and resampled) beside
 // every compressed format, warm and cold (first decode in a fresh process: module load + WASM
-// compile). Issue 5's target: WAV decode ≤ 0.05 ms per audio second. Printed, never enforced.
+// compile). Target: WAV decode ≤ 0.05 ms per audio second. Printed, never enforced.
 // One decode of 30 s passthrough WAV takes a fraction of a millisecond, so single timings swing with
 // whatever else the machine runs: this process is pinned to one core, each figure is the median of
 // interleaved rounds after a warm-up, and each round times a batch of decodes.

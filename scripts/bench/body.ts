@@ -43,7 +43,7 @@ const cases: Case[] = [
   },
   { name: "1 MiB array to a JSON route", method: "POST", path: "/api/formats", body: () => ones(mib - 8) },
   {
-    name: "16 MiB array to a JSON route (issue 14)",
+    name: "16 MiB array to a JSON route",
     method: "POST",
     path: "/api/formats",
     body: () => ones(16 * mib),

@@ -1,6 +1,6 @@
 // Speech-engine benchmark. Whisper: a synthetic base.en-shaped model (real layout and compute cost,
 // random weights) on 2 threads, clips of 2/5/10/30 s, with and without audio_ctx scaling, measured
-// alternately in one run. Sphinx: real-time factor on the pocketsphinx-testdata clips. Issue 5's
+// alternately in one run. Sphinx: real-time factor on the pocketsphinx-testdata clips. The
 // target: a 5 s clip in ≤ 0.8 s. Printed, never enforced.
 import { availableParallelism, loadavg } from "node:os";
 import { createSphinxEngine } from "../../src/dictation/engines/sphinx/engine.ts";

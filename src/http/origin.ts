@@ -1,5 +1,5 @@
 /**
- * Origin allow-list (SPEC.md §5). Browsers send the serialised origin in canonical form, so a
+ * Origin allow-list (docs/SPEC.md §5). Browsers send the serialised origin in canonical form, so a
  * header is trusted only when it equals a canonical trusted origin exactly: no prefix or
  * substring tests, no DNS, no normalisation that could turn a look-alike into a match.
  */
@@ -15,7 +15,7 @@ function validPort(port: string | undefined): boolean {
 /**
  * How far an `Origin` (one raw header value) is trusted. `named`: the desktop app's `app://`
  * origin or an exact `SVC_TRUSTED_ORIGINS` entry, trusted with any request. `loopback`: a page on
- * some port of this machine (SPEC.md §5), trusted only with requests a browser preflights, since
+ * some port of this machine (docs/SPEC.md §5), trusted only with requests a browser preflights, since
  * every local dev server and web tool is such a page. `undefined`: not trusted.
  */
 export function originTrust(origin: string, extra: ReadonlySet<string>): "named" | "loopback" | undefined {

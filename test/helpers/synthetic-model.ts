@@ -1,6 +1,6 @@
 // Writes whisper.cpp models (legacy ggml, f16) with the real tensor layout and random weights, so the
 // real engine can be exercised offline: load, threads, abort, timing. Transcripts are gibberish; never
-// assert on their text. Layout and presets from shared/notes/speech-engines.md, Appendix B.
+// assert on their text. Layout as whisper.cpp's legacy ggml loader reads it.
 import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -5,7 +5,7 @@ import type { DictionaryMatcher } from "./dictionary-matcher.ts";
 import { type LlmEndpoint, type LlmFailureReason, runLlmCleanup } from "./llm/cleanup.ts";
 
 /**
- * The text pipeline (SPEC.md §1): cleanup, then the dictionary, then plugin `afterCleanup`
+ * The text pipeline (docs/SPEC.md §1): cleanup, then the dictionary, then plugin `afterCleanup`
  * hooks, always in that order. It works on text alone; its dependencies are plain functions so
  * the caller decides what is cached (the compiled dictionary) and what is read fresh (settings).
  */
