@@ -1,7 +1,6 @@
 import { dirname, join, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
-import type { BodyLimits } from "./http/body-guard.ts";
 import { parseOriginList } from "./http/origin.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */

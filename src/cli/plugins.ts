@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";

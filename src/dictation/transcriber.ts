@@ -4,7 +4,10 @@ import { isNearSilent, measureLevel } from "./audio/level.ts";
 import { SAMPLE_RATE } from "./audio/rate.ts";
 import { splitAudio } from "./chunking.ts";
 import type { EngineId, SpeechEngine } from "./engines/types.ts";
+import type { Timings, TranscribeResult } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
+
+export type { Timings, TranscribeResult };
 
 export interface DecodedClip {
   pcm: Float32Array;
@@ -68,28 +71,6 @@ export interface TranscribeInput {
   /** false: do not store the result in history (the CLI's --no-history). */
   record?: boolean;
   signal?: AbortSignal;
-}
-
-export interface Timings {
-  decode: number;
-  queue: number;
-  engine: number;
-  cleanup: number;
-  dictionary: number;
-  plugins: number;
-}
-
-export interface TranscribeResult {
-  text: string;
-  raw: string;
-  language: string;
-  audioDurationMs: number;
-  durationMs: number;
-  engine: EngineId;
-  model: string;
-  historyId: number | null;
-  format: { id: number; label: string } | null;
-  timings: Timings;
 }
 
 /** Below this average level a lone "Thank you." is more likely a hallucination than a reply. */

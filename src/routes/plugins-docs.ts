@@ -1,5 +1,7 @@
 import * as v from "valibot";
 import type { RouteDoc } from "../http/api-docs.ts";
+import { describes } from "../http/api-docs.ts";
+import type { PluginStatus } from "../plugins/types.ts";
 
 export const installBody = v.object({
   npmName: v.pipe(v.string("npmName must be a string"), v.maxLength(300, "npmName is too long")),
@@ -20,26 +22,28 @@ const failure = v.object({ stage: v.string(), message: v.string() });
 
 const page = v.object({ id: v.string(), title: v.string(), entry: v.string(), url: v.string() });
 
-export const pluginStatusSchema = v.object({
-  name: v.string(),
-  specifier: v.string(),
-  slug: v.string(),
-  version: v.nullable(v.string()),
-  description: v.nullable(v.string()),
-  displayName: v.nullable(v.string()),
-  icon: v.nullable(v.string()),
-  listed: v.boolean(),
-  enabled: v.boolean(),
-  installed: v.boolean(),
-  loaded: v.boolean(),
-  dev: v.boolean(),
-  label: v.nullable(v.string()),
-  options: v.record(v.string(), v.unknown()),
-  pages: v.array(page),
-  hooks: v.array(v.string()),
-  routes: v.boolean(),
-  error: v.nullable(failure),
-});
+export const pluginStatusSchema = describes<PluginStatus>()(
+  v.object({
+    name: v.string(),
+    specifier: v.string(),
+    slug: v.string(),
+    version: v.nullable(v.string()),
+    description: v.nullable(v.string()),
+    displayName: v.nullable(v.string()),
+    icon: v.nullable(v.string()),
+    listed: v.boolean(),
+    enabled: v.boolean(),
+    installed: v.boolean(),
+    loaded: v.boolean(),
+    dev: v.boolean(),
+    label: v.nullable(v.string()),
+    options: v.record(v.string(), v.unknown()),
+    pages: v.array(page),
+    hooks: v.array(v.string()),
+    routes: v.boolean(),
+    error: v.nullable(failure),
+  }),
+);
 
 const listSchema = v.object({ items: v.array(pluginStatusSchema), total: v.number() });
 const oneSchema = v.object({ plugin: pluginStatusSchema });

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import * as v from "valibot";
 import { languageSchema } from "../dictation/language.ts";
-import type { TextPipeline } from "../dictation/text/pipeline.ts";
+import type { PipelineResult, TextPipeline } from "../dictation/text/pipeline.ts";
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
-import type { ApiDocs } from "../http/api-docs.ts";
+import { type ApiDocs, describes } from "../http/api-docs.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson } from "../http/validate.ts";
 
@@ -17,24 +17,32 @@ const bodySchema = v.object({
   language: v.optional(v.nullable(languageSchema)),
 });
 
-const resultSchema = v.object({
-  text: v.string(),
-  raw: v.string(),
-  stages: v.object({
-    cleanup: v.object({
-      mode: v.picklist(["off", "basic", "llm"]),
-      text: v.string(),
-      fallback: v.optional(v.object({ reason: v.string(), detail: v.string() })),
+const resultSchema = describes<PipelineResult>()(
+  v.object({
+    text: v.string(),
+    raw: v.string(),
+    deterministic: v.string(),
+    stages: v.object({
+      cleanup: v.object({
+        mode: v.picklist(["off", "basic", "llm"]),
+        text: v.string(),
+        fallback: v.optional(v.object({ reason: v.string(), detail: v.string() })),
+      }),
+      dictionary: v.object({ text: v.string(), replacements: v.number() }),
+      plugins: v.object({
+        text: v.string(),
+        errors: v.array(v.object({ plugin: v.string(), hook: v.string(), message: v.string() })),
+      }),
     }),
-    dictionary: v.object({ text: v.string(), replacements: v.number() }),
-    plugins: v.object({
-      text: v.string(),
-      errors: v.array(v.object({ plugin: v.string(), hook: v.string(), message: v.string() })),
+    timings: v.object({
+      cleanup: v.number(),
+      dictionary: v.number(),
+      plugins: v.number(),
+      total: v.number(),
     }),
+    format: v.nullable(v.object({ id: v.number(), label: v.string() })),
   }),
-  timings: v.object({ cleanup: v.number(), dictionary: v.number(), plugins: v.number(), total: v.number() }),
-  format: v.nullable(v.object({ id: v.number(), label: v.string() })),
-});
+);
 
 export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: ApiDocs }) {
   deps.docs.add({

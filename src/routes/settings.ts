@@ -6,22 +6,13 @@ import type { AppEnv } from "../http/types.ts";
 import { readJson } from "../http/validate.ts";
 import { type SettingDef, settingKeys, settingsCatalog } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
-import { secretMask } from "../settings/service.ts";
+import { secretMask, settingViewSchema } from "../settings/service.ts";
 import { parseOrThrow } from "../validation.ts";
 
 const keyParams = v.object({
   key: v.pipe(v.string(), v.minLength(1), v.maxLength(100, "key must be at most 100 characters")),
 });
 const putBody = v.object({ value: v.unknown() });
-
-const viewSchema = v.object({
-  key: v.string(),
-  value: v.unknown(),
-  isDefault: v.boolean(),
-  updatedAt: v.nullable(v.string()),
-  known: v.boolean(),
-  secret: v.boolean(),
-});
 
 const catalogEntrySchema = v.object({
   key: v.string(),
@@ -76,7 +67,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       summary: "One setting",
       errors: ["invalid_setting_key"],
       params: keyParams,
-      responses: { 200: { description: "The setting", schema: viewSchema } },
+      responses: { 200: { description: "The setting", schema: settingViewSchema } },
     },
     {
       method: "put",
@@ -88,7 +79,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
         'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
       params: keyParams,
       body: putBody,
-      responses: { 200: { description: "The stored setting", schema: viewSchema } },
+      responses: { 200: { description: "The stored setting", schema: settingViewSchema } },
     },
     {
       method: "delete",

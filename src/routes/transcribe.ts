@@ -1,9 +1,8 @@
 import { Hono } from "hono";
-import * as v from "valibot";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
 import { parseMediaType } from "../dictation/audio/media-type.ts";
-import { engineIds } from "../dictation/engines/ids.ts";
 import { languageSchema } from "../dictation/language.ts";
+import { transcribeResultSchema } from "../dictation/result.ts";
 import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
 import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
@@ -13,28 +12,6 @@ import { partContentType } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../validation.ts";
-
-const timingSchema = v.object({
-  decode: v.number(),
-  queue: v.number(),
-  engine: v.number(),
-  cleanup: v.number(),
-  dictionary: v.number(),
-  plugins: v.number(),
-});
-
-export const transcribeResultSchema = v.object({
-  text: v.string(),
-  raw: v.string(),
-  language: v.string(),
-  audioDurationMs: v.number(),
-  durationMs: v.number(),
-  engine: v.picklist(engineIds),
-  model: v.string(),
-  historyId: v.nullable(v.number()),
-  format: v.nullable(v.object({ id: v.number(), label: v.string() })),
-  timings: timingSchema,
-});
 
 interface Upload {
   audio: Uint8Array;

@@ -13,14 +13,16 @@ import {
 import { assertSettingKey, encodeSetting, maxCustomKeys, settingDef, tooManySettings } from "./validate.ts";
 
 /** How a setting is shown to clients: secrets appear only as `{"set": true|false}`. */
-export interface SettingView {
-  key: string;
-  value: unknown;
-  isDefault: boolean;
-  updatedAt: string | null;
-  known: boolean;
-  secret: boolean;
-}
+/** One setting as the API shows it; the schema is the type. */
+export const settingViewSchema = v.object({
+  key: v.string(),
+  value: v.unknown(),
+  isDefault: v.boolean(),
+  updatedAt: v.nullable(v.string()),
+  known: v.boolean(),
+  secret: v.boolean(),
+});
+export type SettingView = v.InferOutput<typeof settingViewSchema>;
 
 export interface SettingsService {
   /** The effective value of a known setting (stored or default), typed; served from memory. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import * as v from "valibot";
 import { appDeps, createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
@@ -57,9 +58,10 @@ export interface TestAppOptions {
 }
 
 /**
- * Makes every error answer of a documented route prove itself documented: a code the route's
- * OpenAPI entry does not list (error-codes.ts, the route's `errors` and its shape's) fails the
- * request, and so the test that sent it. The whole suite thereby checks the API reference.
+ * Makes every answer of a documented route prove itself documented: a success body its documented
+ * schema does not parse, or an error code its OpenAPI entry does not list (error-codes.ts, the
+ * route's `errors` and its shape's), fails the request, and so the test that sent it. The whole
+ * suite thereby checks the API reference.
  */
 function checkDocumentedErrors(app: ReturnType<typeof createApp>, docs: ApiDocs): void {
   const routes = docs.routes.map((doc) => ({
@@ -69,7 +71,7 @@ function checkDocumentedErrors(app: ReturnType<typeof createApp>, docs: ApiDocs)
   const inner = app.fetch;
   app.fetch = async (request, env) => {
     const response = await inner(request, env);
-    if (response.status < 400 || !response.headers.get("content-type")?.includes("json")) return response;
+    if (!response.headers.get("content-type")?.includes("json")) return response;
     const path = rawPath(request.url);
     const method = request.method.toLowerCase();
     // The most specific documented route: a literal path beats a parameter.
@@ -77,6 +79,18 @@ function checkDocumentedErrors(app: ReturnType<typeof createApp>, docs: ApiDocs)
       .filter(({ doc, pattern }) => doc.method === method && pattern.test(path))
       .sort((a, b) => a.doc.path.split(":").length - b.doc.path.split(":").length)[0];
     if (!route) return response;
+    const documented = route.doc.responses?.[response.status]?.schema;
+    if (response.status < 400) {
+      if (documented) {
+        const result = v.safeParse(documented, await response.clone().json());
+        if (!result.success) {
+          throw new Error(
+            `${request.method} ${route.doc.path} answered ${response.status} with a body its API reference does not describe: ${v.summarize(result.issues)}`,
+          );
+        }
+      }
+      return response;
+    }
     const body = (await response.clone().json()) as { error?: { code?: string } };
     const code = body.error?.code;
     if (code !== undefined && !(routeErrors(route.doc) as string[]).includes(code)) {

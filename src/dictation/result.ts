@@ -1,0 +1,31 @@
+import * as v from "valibot";
+import { engineIds } from "./engines/ids.ts";
+
+/**
+ * What one dictation answers (POST /api/transcribe, svc transcribe --json): the schema is the
+ * type, so the API reference and the code cannot describe two different things.
+ */
+export const timingSchema = v.object({
+  decode: v.number(),
+  queue: v.number(),
+  engine: v.number(),
+  cleanup: v.number(),
+  dictionary: v.number(),
+  plugins: v.number(),
+});
+
+export const transcribeResultSchema = v.object({
+  text: v.string(),
+  raw: v.string(),
+  language: v.string(),
+  audioDurationMs: v.number(),
+  durationMs: v.number(),
+  engine: v.picklist(engineIds),
+  model: v.string(),
+  historyId: v.nullable(v.number()),
+  format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+  timings: timingSchema,
+});
+
+export type Timings = v.InferOutput<typeof timingSchema>;
+export type TranscribeResult = v.InferOutput<typeof transcribeResultSchema>;
