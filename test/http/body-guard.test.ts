@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { bodyKindOf } from "../../src/app.ts";
 import { createTestApp } from "../helpers/app.ts";
+import type { ErrorBody } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 const mib = 1024 * 1024;
 
 /** A request body that sends `chunks` pieces of `size` bytes, one every `everyMs`, then ends (or never, with Infinity). */

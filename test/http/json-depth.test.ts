@@ -7,8 +7,8 @@ import {
   parseJsonBody,
 } from "../../src/http/json-body.ts";
 import { createTestApp } from "../helpers/app.ts";
+import type { ErrorBody } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; details?: { limit?: number } } };
 const nested = (depth: number, leaf = "1") => `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
 
 describe("jsonTextDepth", () => {

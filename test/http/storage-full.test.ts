@@ -4,8 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorResponse } from "../../src/http/errors.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-
-type ErrorBody = { error: { code: string; message: string; details?: { folder?: string } } };
+import type { ErrorBody } from "../helpers/errors.ts";
 
 const folders: string[] = [];
 const apps: TestApp[] = [];

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { silentLogger } from "../../src/logger.ts";
 import { createInstaller } from "../../src/plugins/installer.ts";
 import { createRegistryClient } from "../../src/plugins/registry-client.ts";
+import type { ErrorBody } from "../helpers/errors.ts";
 import { runPluginHooks, startPluginApp } from "./helpers.ts";
 import { file, startRegistry } from "./registry-server.ts";
 
-type ErrorBody = { error: { code: string; message: string } };
 type PluginBody = {
   plugin: { name: string; version: string; enabled: boolean; loaded: boolean; listed: boolean };
 };

@@ -1,10 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import type { ErrorBody } from "../helpers/errors.ts";
 import { startPluginApp } from "./helpers.ts";
 
 const routesApp = () =>
   startPluginApp({ fixtures: ["fx-routes", "fx-transform"], entries: ["@fx/routes", "@fx/transform"] });
-
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 
 describe("the /api/plugins/<slug>/ namespace", () => {
   test("runs the plugin's middleware in order: the first calls next(), a later one answers", async () => {

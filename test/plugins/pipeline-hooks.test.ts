@@ -1,18 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { compileDictionary } from "../../src/dictation/text/dictionary-matcher.ts";
 import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
+import { harness } from "../helpers/pipeline.ts";
 import { type PluginApp, startPluginApp } from "./helpers.ts";
 
 function pipelineOf(app: PluginApp, warnings: string[] = []) {
-  return createTextPipeline({
-    getConfig: () => ({ cleanupMode: "basic", extraFillers: [], llm: null, hookTimeoutMs: 200 }),
-    matchFormat: () => null,
-    getDictionary: () => compileDictionary([{ id: 1, key: "svc", value: "SVC" }]),
-    recordDictionaryUsage: () => {},
-    getVocabulary: () => [],
-    getHooks: () => app.plugins.hooks(),
-    logger: { warn: (message) => warnings.push(message) },
-  });
+  const h = harness({ dictionary: [{ id: 1, key: "svc", value: "SVC" }], hooks: () => app.plugins.hooks() });
+  h.deps.logger = { warn: (message) => warnings.push(message) };
+  return createTextPipeline(h.deps);
 }
 
 describe("plugin afterCleanup hooks in the text pipeline", () => {

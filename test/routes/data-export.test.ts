@@ -5,8 +5,8 @@ import type { Database } from "../../src/db/database.ts";
 import { AppError } from "../../src/errors.ts";
 import { createEventBus, type EventType } from "../../src/events.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import type { ErrorBody } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 type ExportDocument = Record<string, unknown> & { settings: Record<string, unknown> };
 
 const exportFrom = async (t: TestApp) => (await (await t.request("/api/export")).json()) as ExportDocument;

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { errorOf } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 type RowProblem = { line?: number; index?: number; field?: string; message: string };
 
 const csv = (t: TestApp, body: string, query = "") =>
@@ -12,7 +12,6 @@ const csv = (t: TestApp, body: string, query = "") =>
   });
 const importJson = (t: TestApp, body: unknown, query = "") =>
   t.json(`/api/dictionary/import${query}`, "POST", body);
-const errorOf = async (res: Response) => ((await res.json()) as ErrorBody).error;
 const exported = (t: TestApp, format?: string) =>
   t.request(`/api/dictionary/export${format ? `?format=${format}` : ""}`);
 const allItems = async (t: TestApp) => (await (await exported(t)).json()) as { key: string; value: string }[];

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { DictionaryEntry } from "../../src/db/dictionary-repo.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { errorOf } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 type Page = { items: DictionaryEntry[]; total: number; limit: number; offset: number };
 
 const add = async (t: TestApp, key: string, value: string) => {
@@ -10,7 +10,6 @@ const add = async (t: TestApp, key: string, value: string) => {
   expect(res.status).toBe(201);
   return (await res.json()) as DictionaryEntry;
 };
-const errorOf = async (res: Response) => ((await res.json()) as ErrorBody).error;
 const list = async (t: TestApp, query = "") =>
   (await (await t.request(`/api/dictionary${query}`)).json()) as Page;
 

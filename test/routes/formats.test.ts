@@ -2,12 +2,11 @@ import { describe, expect, test } from "bun:test";
 import { builtinFormats } from "../../src/formats/builtins.ts";
 import type { Format } from "../../src/formats/types.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { errorOf } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 type Page = { items: Format[]; total: number; limit: number; offset: number };
 type Match = { format: Format | null; context: unknown };
 
-const errorOf = async (res: Response) => ((await res.json()) as ErrorBody).error;
 const create = async (t: TestApp, body: Record<string, unknown>) => {
   const res = await t.json("/api/formats", "POST", { label: "Mine", appPattern: "slack", ...body });
   expect(res.status).toBe(201);

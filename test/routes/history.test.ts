@@ -2,8 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { HistoryItem, NewHistoryEntry } from "../../src/history/items.ts";
 import type { Page } from "../../src/lists.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
+import type { ErrorBody } from "../helpers/errors.ts";
 
 const entry = (finalText: string, extra: Partial<NewHistoryEntry> = {}): NewHistoryEntry => ({
   rawText: finalText.toLowerCase(),

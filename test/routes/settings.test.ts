@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { settingKeys, settingsCatalog } from "../../src/settings/catalog.ts";
 import { createTestApp } from "../helpers/app.ts";
+import type { ErrorBody } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: Record<string, unknown> } };
 const put = (t: ReturnType<typeof createTestApp>, key: string, value: unknown) =>
   t.json(`/api/settings/${key}`, "PUT", { value });
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { VocabularyEntry } from "../../src/db/vocabulary-repo.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { errorOf } from "../helpers/errors.ts";
 
-type ErrorBody = { error: { code: string; message: string; details?: unknown } };
 type Page = { items: VocabularyEntry[]; total: number; limit: number; offset: number };
 
 const add = async (t: TestApp, term: string, notes?: string) => {
@@ -10,7 +10,6 @@ const add = async (t: TestApp, term: string, notes?: string) => {
   expect(res.status).toBe(201);
   return (await res.json()) as VocabularyEntry;
 };
-const errorOf = async (res: Response) => ((await res.json()) as ErrorBody).error;
 const list = async (t: TestApp, query = "") =>
   (await (await t.request(`/api/vocabulary${query}`)).json()) as Page;
 const csv = (t: TestApp, body: string) =>

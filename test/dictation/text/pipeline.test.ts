@@ -1,66 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { compileDictionary, type DictionaryEntry } from "../../../src/dictation/text/dictionary-matcher.ts";
-import {
-  createTextPipeline,
-  type MatchedFormat,
-  type PipelineConfig,
-  type TextPipelineDeps,
-} from "../../../src/dictation/text/pipeline.ts";
+import { createTextPipeline, type MatchedFormat } from "../../../src/dictation/text/pipeline.ts";
 import { defaultFormatStyle } from "../../../src/formats/style.ts";
-import type { AfterCleanupHook, AppContext } from "../../../src/plugins/hooks.ts";
-
-interface Harness {
-  deps: TextPipelineDeps;
-  usage: Map<number, number>[];
-  warnings: { message: string; fields?: object }[];
-  formatQueries: (AppContext | null)[];
-  calls: string[];
-}
-
-const baseConfig: PipelineConfig = { cleanupMode: "basic", extraFillers: [], llm: null, hookTimeoutMs: 200 };
-
-function harness(
-  options: {
-    config?: Partial<PipelineConfig>;
-    dictionary?: DictionaryEntry[];
-    hooks?: AfterCleanupHook[];
-    format?: MatchedFormat | null;
-    vocabulary?: string[];
-    recordFails?: boolean;
-  } = {},
-): Harness {
-  const usage: Map<number, number>[] = [];
-  const warnings: { message: string; fields?: object }[] = [];
-  const formatQueries: (AppContext | null)[] = [];
-  const calls: string[] = [];
-  const matcher = compileDictionary(options.dictionary ?? []);
-  const deps: TextPipelineDeps = {
-    getConfig: () => {
-      calls.push("getConfig");
-      return { ...baseConfig, ...options.config };
-    },
-    matchFormat: (appContext) => {
-      calls.push("matchFormat");
-      formatQueries.push(appContext);
-      return options.format ?? null;
-    },
-    getDictionary: () => {
-      calls.push("getDictionary");
-      return matcher;
-    },
-    recordDictionaryUsage: (hits) => {
-      if (options.recordFails) throw new Error("database is locked");
-      usage.push(new Map(hits));
-    },
-    getVocabulary: () => options.vocabulary ?? [],
-    getHooks: () => {
-      calls.push("getHooks");
-      return options.hooks ?? [];
-    },
-    logger: { warn: (message, fields) => warnings.push({ message, ...(fields ? { fields } : {}) }) },
-  };
-  return { deps, usage, warnings, formatQueries, calls };
-}
+import type { AfterCleanupHook } from "../../../src/plugins/hooks.ts";
+import { harness } from "../../helpers/pipeline.ts";
 
 const hook = (pluginName: string, run: AfterCleanupHook["run"]): AfterCleanupHook => ({ pluginName, run });
 

@@ -3,6 +3,7 @@ import {
   createRemoteEngine,
   type RemoteEngineOptions,
 } from "../../../../src/dictation/engines/remote/engine.ts";
+import { rejection } from "../../../helpers/errors.ts";
 
 // A real HTTP server on loopback speaking OpenAI's transcription protocol; each test sets its answers.
 type Answer = (form: FormData, request: number) => Response | Promise<Response>;
@@ -39,11 +40,6 @@ const verbose = {
 const pcm = new Float32Array(1600).map((_, i) => Math.sin(i / 5) * 0.5);
 const engine = (options: Partial<RemoteEngineOptions> = {}) =>
   createRemoteEngine({ baseUrl, model: "whisper-1", retryDelayMs: 5, ...options });
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe("remote engine", () => {
   test("posts a WAV with model, language, prompt and verbose_json, and maps the answer", async () => {

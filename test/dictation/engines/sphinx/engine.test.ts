@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createSphinxEngine, probeSphinx } from "../../../../src/dictation/engines/sphinx/engine.ts";
 import type { SpeechEngine } from "../../../../src/dictation/engines/types.ts";
+import { rejection } from "../../../helpers/errors.ts";
 import { goForward, librivoxClips } from "../../../helpers/sphinx-testdata.ts";
 import { wer } from "../../../helpers/wer.ts";
 
@@ -11,12 +12,6 @@ beforeAll(async () => {
   engine = await createSphinxEngine({ onUnspellable: (words) => unspellable.push(words) });
 });
 afterAll(() => engine.close());
-
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe("probeSphinx", () => {
   test("finds the Debian libraries and model", () => {

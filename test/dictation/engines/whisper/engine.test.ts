@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createWhisperEngine, type WhisperEngine } from "../../../../src/dictation/engines/whisper/engine.ts";
+import { rejection } from "../../../helpers/errors.ts";
 import { syntheticModel } from "../../../helpers/synthetic-model.ts";
 
 // Synthetic weights: transcripts are gibberish, so these tests assert structure and behaviour only.
@@ -19,11 +20,6 @@ beforeAll(async () => {
 afterAll(() => engine.close());
 
 /** The value a promise rejects with (DOMException's `name` is a getter, which `toMatchObject` misses). */
-const rejection = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 const isAbort = (error: unknown) => error instanceof DOMException && error.name === "AbortError";
 
 function threadCount(): number {

@@ -12,6 +12,7 @@ import {
   type ModelStore,
 } from "../../../../../src/dictation/engines/whisper/models/store.ts";
 import { AppError } from "../../../../../src/errors.ts";
+import { appErrorOf } from "../../../../helpers/errors.ts";
 import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../../../../helpers/model-mirror.ts";
 
@@ -42,15 +43,6 @@ const target = (overrides: Partial<DownloadTarget> = {}): DownloadTarget => ({
   ...overrides,
 });
 
-async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof AppError)) throw new Error(`expected an AppError, got ${String(error)}`);
-  return error;
-}
-
 const installedBytes = () => new Uint8Array(readFileSync(store.pathFor("test")));
 
 describe("downloadModel", () => {
@@ -68,7 +60,7 @@ describe("downloadModel", () => {
 
   test("resumes after a cut connection with a Range request and ends with the right file", async () => {
     mirror.cutNextAfter(300_000);
-    const cut = await failure(downloadModel(store, target()));
+    const cut = await appErrorOf(downloadModel(store, target()));
     expect(cut.status).toBe(502);
     expect(cut.code).toBe("download_interrupted");
     expect(cut.message).toContain("pull again to resume");
@@ -91,7 +83,7 @@ describe("downloadModel", () => {
 
   test("restarts cleanly when the server ignores Range and answers 200", async () => {
     mirror.cutNextAfter(400_000);
-    await failure(downloadModel(store, target()));
+    await appErrorOf(downloadModel(store, target()));
     const kept = store.partialBytes("test");
     expect(kept).toBeGreaterThan(0);
     mirror.ignoreRange = true;
@@ -102,7 +94,9 @@ describe("downloadModel", () => {
   });
 
   test("rejects a checksum mismatch with 502 and deletes the partial file", async () => {
-    const error = await failure(downloadModel(store, target({ sha256: sha256Hex(ggmlLikeFile(SIZE, 2)) })));
+    const error = await appErrorOf(
+      downloadModel(store, target({ sha256: sha256Hex(ggmlLikeFile(SIZE, 2)) })),
+    );
     expect(error.status).toBe(502);
     expect(error.code).toBe("checksum_mismatch");
     expect(error.details).toMatchObject({ actualSha256: sha256Hex(model) });
@@ -113,24 +107,24 @@ describe("downloadModel", () => {
     store.ensureDir();
     const corrupt = ggmlLikeFile(500_000, 3);
     writeFileSync(store.partialPathFor("test"), corrupt);
-    const error = await failure(downloadModel(store, target()));
+    const error = await appErrorOf(downloadModel(store, target()));
     expect(mirror.requests[0]?.range).toBe("bytes=500000-");
     expect(error.code).toBe("checksum_mismatch");
     expect(readdirSync(dir)).toEqual([]);
   });
 
   test("refuses a file whose size differs from the pinned size and deletes the partial file", async () => {
-    const larger = await failure(downloadModel(store, target({ sizeBytes: SIZE + 10 })));
+    const larger = await appErrorOf(downloadModel(store, target({ sizeBytes: SIZE + 10 })));
     expect(larger.code).toBe("size_mismatch");
     expect(larger.details).toMatchObject({ expectedBytes: SIZE + 10, offeredBytes: SIZE });
     mirror.files.set("ggml-test.bin", ggmlLikeFile(SIZE - 5));
-    const smaller = await failure(downloadModel(store, target()));
+    const smaller = await appErrorOf(downloadModel(store, target()));
     expect(smaller.code).toBe("size_mismatch");
     expect(readdirSync(dir)).toEqual([]);
   });
 
   test("a 404 from the mirror is a clear error naming the URL", async () => {
-    const error = await failure(downloadModel(store, target({ url: `${mirror.url}/ggml-missing.bin` })));
+    const error = await appErrorOf(downloadModel(store, target({ url: `${mirror.url}/ggml-missing.bin` })));
     expect(error.status).toBe(502);
     expect(error.code).toBe("model_not_found_upstream");
     expect(error.message).toContain(`${mirror.url}/ggml-missing.bin answered 404`);
@@ -157,7 +151,7 @@ describe("downloadModel", () => {
 
   test("checks the ggml header when no checksum is pinned", async () => {
     mirror.files.set("page.bin", new TextEncoder().encode("<html>mirror login page</html>".padEnd(200, " ")));
-    const error = await failure(
+    const error = await appErrorOf(
       downloadModel(
         store,
         target({ url: `${mirror.url}/page.bin`, sha256: undefined, sizeBytes: undefined }),
@@ -192,7 +186,7 @@ describe("downloadModel: interruptions and locking", () => {
 
   test("a stalled connection fails with download_stalled and keeps what arrived", async () => {
     mirror.pace = { chunkBytes: 100_000, delayMs: 400 };
-    const error = await failure(downloadModel(store, target(), { idleTimeoutMs: 100 }));
+    const error = await appErrorOf(downloadModel(store, target(), { idleTimeoutMs: 100 }));
     expect(error.code).toBe("download_stalled");
     expect(store.partialBytes("test")).toBe(100_000);
   });

@@ -7,6 +7,7 @@ import {
   type ModelStore,
 } from "../../../../../src/dictation/engines/whisper/models/store.ts";
 import { AppError } from "../../../../../src/errors.ts";
+import { appErrorOf } from "../../../../helpers/errors.ts";
 import { ggmlLikeFile, presetFor, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
 
 let root: string;
@@ -26,15 +27,6 @@ function source(name: string, bytes: Uint8Array): string {
   const path = join(root, name);
   writeFileSync(path, bytes);
   return path;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  if (!(error instanceof AppError)) throw new Error(`expected an AppError, got ${String(error)}`);
-  return error;
 }
 
 describe("models store", () => {
@@ -75,7 +67,7 @@ describe("models store", () => {
   });
 
   test("refuses a file whose header is whisper's but whose tensors are not, leaving nothing behind", async () => {
-    const error = await rejection(store.importFile(source("ggml-broken.bin", ggmlLikeFile(5000))));
+    const error = await appErrorOf(store.importFile(source("ggml-broken.bin", ggmlLikeFile(5000))));
     expect(error.status).toBe(422);
     expect(error.code).toBe("invalid_model");
     expect(readdirSync(dir)).toEqual([]);
@@ -84,7 +76,7 @@ describe("models store", () => {
   test("refuses a file that is not a ggml model and leaves nothing behind", async () => {
     const gguf = ggmlLikeFile(5000);
     gguf.set(new TextEncoder().encode("GGUF"), 0);
-    const error = await rejection(store.importFile(source("model.bin", gguf)));
+    const error = await appErrorOf(store.importFile(source("model.bin", gguf)));
     expect(error.status).toBe(422);
     expect(error.code).toBe("invalid_model");
     expect(error.message).toContain("ggml magic");
@@ -98,7 +90,7 @@ describe("models store", () => {
   });
 
   test("refuses a file that claims a preset's name with other bytes", async () => {
-    const error = await rejection(store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8))));
+    const error = await appErrorOf(store.importFile(source("ggml-tiny.en.bin", whisperModelFile(8))));
     expect(error.status).toBe(422);
     expect(error.code).toBe("preset_mismatch");
     expect(error.message).toContain("--name");
@@ -111,13 +103,13 @@ describe("models store", () => {
 
   test("refuses to overwrite an installed custom model", async () => {
     await store.importFile(source("mine.bin", whisperModelFile(3)));
-    const error = await rejection(store.importFile(source("mine.bin", whisperModelFile(4))));
+    const error = await appErrorOf(store.importFile(source("mine.bin", whisperModelFile(4))));
     expect(error.status).toBe(409);
     expect(error.code).toBe("model_exists");
   });
 
   test("a missing source file is a 404", async () => {
-    const error = await rejection(store.importFile(join(root, "nope.bin")));
+    const error = await appErrorOf(store.importFile(join(root, "nope.bin")));
     expect(error.status).toBe(404);
   });
 

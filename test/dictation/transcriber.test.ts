@@ -1,0 +1,187 @@
+import { describe, expect, test } from "bun:test";
+import type { EngineId } from "../../src/dictation/engines/ids.ts";
+import type { SpeechEngine, TranscribeOptions } from "../../src/dictation/engines/types.ts";
+import { createScheduler } from "../../src/dictation/scheduler.ts";
+import {
+  type ActiveEngine,
+  createTranscriber,
+  type HistoryEntry,
+  type TranscriberDeps,
+  windowSamples,
+} from "../../src/dictation/transcriber.ts";
+import { appErrorOf } from "../helpers/errors.ts";
+
+// The transcriber's logic with its ports as small fakes: an engine that answers from a script,
+// decoding that hands the bytes through as samples. The real engines and decoders are tested on
+// real speech elsewhere; here timeouts, the queue, silence and chunking are checked in milliseconds.
+
+const tone = (samples: number) => new Float32Array(samples).map((_, i) => Math.sin(i / 7) * 0.3);
+
+interface Fake {
+  deps: TranscriberDeps;
+  calls: { samples: number; options: TranscribeOptions }[];
+  recorded: HistoryEntry[];
+  published: Record<string, unknown>[];
+  postProcessed: string[];
+}
+
+function fake(
+  options: {
+    answer?: (samples: Float32Array, call: number) => string | Promise<string>;
+    pcm?: Float32Array;
+    timeoutMs?: number;
+    maxQueued?: number;
+    id?: EngineId;
+  } = {},
+): Fake {
+  const calls: Fake["calls"] = [];
+  const recorded: HistoryEntry[] = [];
+  const published: Record<string, unknown>[] = [];
+  const postProcessed: string[] = [];
+  const engine: SpeechEngine = {
+    id: options.id ?? "whisper",
+    async transcribe(pcm, opts = {}) {
+      calls.push({ samples: pcm.length, options: opts });
+      // As the real engines do: an aborted call rejects with the signal's reason.
+      const aborted = new Promise<never>((_, reject) => {
+        if (opts.signal?.aborted) reject(opts.signal.reason);
+        opts.signal?.addEventListener("abort", () => reject(opts.signal?.reason), { once: true });
+      });
+      const answer = Promise.resolve((options.answer ?? (() => "hello"))(pcm, calls.length));
+      const text = await Promise.race([answer, aborted]);
+      return { text, segments: [], language: "en" };
+    },
+    close: async () => {},
+  };
+  const active: ActiveEngine = {
+    engine,
+    id: engine.id,
+    model: "fake-model",
+    prompt: "Kubernetes, Grafana",
+    vocabulary: ["Kubernetes", "Grafana"],
+    clean: (text) => text,
+  };
+  const pcm = options.pcm ?? tone(16_000);
+  const deps: TranscriberDeps = {
+    decode: async () => ({ pcm, durationMs: (pcm.length / 16_000) * 1000 }),
+    engine: async () => active,
+    scheduler: createScheduler({
+      maxQueued: () => options.maxQueued ?? 16,
+      estimateMs: () => 100,
+      concurrency: () => 1,
+    }),
+    postProcess: async ({ text }) => {
+      postProcessed.push(text);
+      return {
+        text: `${text}!`,
+        deterministic: text,
+        timings: { cleanup: 1, dictionary: 1, plugins: 1 },
+        format: null,
+      };
+    },
+    record: (entry) => {
+      recorded.push(entry);
+      return recorded.length;
+    },
+    publish: (_type, data) => published.push(data),
+    limits: () => ({ maxAudioMs: 600_000, timeoutMs: options.timeoutMs ?? 10_000, language: "auto" }),
+  };
+  return { deps, calls, recorded, published, postProcessed };
+}
+
+const audio = new Uint8Array(4);
+
+describe("createTranscriber", () => {
+  test("runs the engine with the prompt and vocabulary, post-processes, records and publishes", async () => {
+    const f = fake();
+    const result = await createTranscriber(f.deps).transcribe({ audio, contentType: "audio/wav" });
+    expect(result).toMatchObject({
+      text: "hello!",
+      raw: "hello",
+      engine: "whisper",
+      model: "fake-model",
+      historyId: 1,
+    });
+    expect(f.calls[0]?.options).toMatchObject({
+      prompt: "Kubernetes, Grafana",
+      vocabulary: ["Kubernetes", "Grafana"],
+    });
+    expect(f.calls[0]?.options.language).toBeUndefined();
+    expect(f.recorded[0]).toMatchObject({ raw: "hello", text: "hello!", deterministic: "hello" });
+    expect(f.published).toEqual([expect.objectContaining({ historyId: 1, engine: "whisper" })]);
+  });
+
+  test("silence never reaches the engine and answers empty text, not post-processed", async () => {
+    const f = fake({ pcm: new Float32Array(32_000) });
+    const result = await createTranscriber(f.deps).transcribe({ audio });
+    expect(f.calls).toHaveLength(0);
+    expect(f.postProcessed).toHaveLength(0);
+    expect(result.text).toBe("");
+  });
+
+  test("audio longer than one window is cut into chunks whose texts are joined in order", async () => {
+    const f = fake({ pcm: tone(windowSamples * 2 + 16_000), answer: (_, call) => `part${call}` });
+    const result = await createTranscriber(f.deps).transcribe({ audio });
+    expect(f.calls.length).toBeGreaterThanOrEqual(3);
+    expect(f.calls.every((call) => call.samples <= windowSamples)).toBe(true);
+    expect(result.raw).toBe(f.calls.map((_, i) => `part${i + 1}`).join(" "));
+  });
+
+  test("a transcription over its time limit is stopped with 504 timeout", async () => {
+    const f = fake({
+      timeoutMs: 50,
+      answer: (_pcm, _call) => new Promise<string>((resolve) => setTimeout(() => resolve("late"), 2_000)),
+    });
+    const error = await appErrorOf(createTranscriber(f.deps).transcribe({ audio }));
+    expect({ status: error.status, code: error.code }).toEqual({ status: 504, code: "timeout" });
+    expect(f.recorded).toHaveLength(0);
+  });
+
+  test("beyond the queue the scheduler answers 503 busy with Retry-After while the others finish", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const f = fake({ maxQueued: 1, answer: async () => (await gate, "done") });
+    const transcriber = createTranscriber(f.deps);
+    const running = transcriber.transcribe({ audio });
+    const queued = transcriber.transcribe({ audio });
+    await Bun.sleep(5);
+    const error = await appErrorOf(transcriber.transcribe({ audio }));
+    expect({ status: error.status, code: error.code }).toEqual({ status: 503, code: "busy" });
+    expect(Number(error.headers["Retry-After"])).toBeGreaterThan(0);
+    release();
+    expect((await running).raw).toBe("done");
+    expect((await queued).raw).toBe("done");
+  });
+
+  test("record: false stores nothing and answers historyId null; skipPostProcess keeps the raw text", async () => {
+    const f = fake();
+    const result = await createTranscriber(f.deps).transcribe({
+      audio,
+      record: false,
+      skipPostProcess: true,
+    });
+    expect(result).toMatchObject({ historyId: null, text: "hello", raw: "hello" });
+    expect(f.recorded).toHaveLength(0);
+    expect(f.postProcessed).toHaveLength(0);
+  });
+
+  test("a client that hangs up while queued never reaches the engine", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const f = fake({ answer: async () => (await gate, "done") });
+    const transcriber = createTranscriber(f.deps);
+    const first = transcriber.transcribe({ audio });
+    const client = new AbortController();
+    const second = transcriber.transcribe({ audio, signal: client.signal });
+    await Bun.sleep(5);
+    client.abort(new Error("client went away"));
+    expect(await appErrorOf(second).catch((error: unknown) => error)).toBeDefined();
+    release();
+    await first;
+    expect(f.calls).toHaveLength(1);
+  });
+});
