@@ -28,7 +28,9 @@ export function generatedSections(): Record<string, string> {
   const transcribeTable = [
     "| Status | Codes |",
     "| --- | --- |",
-    ...byStatus(routeErrors(transcribeDoc)).map(
+    ...byStatus(
+      routeErrors({ ...transcribeDoc, method: "post", path: "/api/transcribe", tag: "Dictation" }),
+    ).map(
       ([status, codes]) =>
         `| ${status} | ${codes.map((code) => `\`${code}\` (${errorCodes[code].summary})`).join(", ")} |`,
     ),

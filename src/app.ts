@@ -9,6 +9,7 @@ import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
+import type { DocumentedRoutes } from "./http/routes.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
@@ -16,9 +17,9 @@ import type { PluginHost } from "./plugins/host.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
-import { createEventsRoutes, eventsDocs } from "./routes/events.ts";
+import { createEventsRoutes } from "./routes/events.ts";
 import { createFormatsRoutes } from "./routes/formats.ts";
-import { createHealthRoutes, healthDocs } from "./routes/health.ts";
+import { createHealthRoutes } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
 import { createPluginRoutes } from "./routes/plugins.ts";
@@ -86,30 +87,24 @@ export function createApp(deps: AppDeps) {
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
   });
+  const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
-  const health = createHealthRoutes({ version: deps.version });
-  app.route(health.route.path, health.app);
-  app.route("/api/events", createEventsRoutes());
-  deps.docs.add(healthDocs, eventsDocs);
-  app.route(
-    "/api/transcribe",
-    createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }),
-  );
-  app.route(
-    "/api/post-process",
-    createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }),
-  );
-  app.route("/api/settings", createSettingsRoutes(deps));
-  app.route("/api/history", createHistoryRoutes(deps));
-  app.route("/api/models", createModelsRoutes(deps));
-  app.route("/api/dictionary", createDictionaryRoutes(deps));
-  app.route("/api/vocabulary", createVocabularyRoutes(deps));
-  app.route("/api/formats", createFormatsRoutes(deps));
-  app.route("/api", createDataTransferRoutes(deps));
+  const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
+  mount(health.routes);
+  mount(createEventsRoutes(deps));
+  mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
+  mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
+  mount(createSettingsRoutes(deps));
+  mount(createHistoryRoutes(deps));
+  mount(createModelsRoutes(deps));
+  mount(createDictionaryRoutes(deps));
+  mount(createVocabularyRoutes(deps));
+  mount(createFormatsRoutes(deps));
+  mount(createDataTransferRoutes(deps));
   // Management first: its paths are reserved, so no plugin namespace can shadow them.
-  app.route("/api/plugins", createPluginRoutes(deps));
+  mount(createPluginRoutes(deps));
   app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
-  app.route("/api", createApiReferenceRoutes(deps));
+  mount(createApiReferenceRoutes(deps));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
   app.onError(createErrorRenderer(deps.db.filename));
   return Object.assign(app, {

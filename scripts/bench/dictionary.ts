@@ -38,7 +38,7 @@ function server(dir: string, name: string) {
   runMigrations(db, migrations);
   const dictionary = createDictionaryRepo(db);
   const routes = createDictionaryRoutes({ dictionary, events: createEventBus(), docs: createApiDocs() });
-  const app = new Hono<AppEnv>().route("/api/dictionary", routes);
+  const app = new Hono<AppEnv>().route(routes.prefix, routes.app);
   app.onError(createErrorRenderer(db.filename));
   const send = async (path: string, type: string, body: string) => {
     const res = await app.request(path, { method: "POST", headers: { "content-type": type }, body });

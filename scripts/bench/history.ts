@@ -103,10 +103,8 @@ export async function run(): Promise<void> {
       logger: silentLogger,
     });
     // Just the history routes and the error renderer: validation, query plan and JSON, as served.
-    const app = new Hono<AppEnv>().route(
-      "/api/history",
-      createHistoryRoutes({ history, docs: createApiDocs() }),
-    );
+    const routes = createHistoryRoutes({ history, docs: createApiDocs() });
+    const app = new Hono<AppEnv>().route(routes.prefix, routes.app);
     app.onError(createErrorRenderer(db.filename));
     const get = async (query: string) => {
       const res = await app.request(`/api/history${query}`);

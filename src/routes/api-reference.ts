@@ -1,8 +1,7 @@
-import { Hono } from "hono";
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { docsStyle, renderApiDocsHtml } from "../http/api-docs-html.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes } from "../http/routes.ts";
 
 const styleHash = new Bun.CryptoHasher("sha256").update(docsStyle).digest("base64");
 
@@ -17,23 +16,7 @@ export const docsCsp = [
 
 export function createApiReferenceRoutes(deps: { docs: ApiDocs; version: string }) {
   const { docs, version } = deps;
-  docs.add(
-    {
-      method: "get",
-      path: "/api/openapi.json",
-      tag: "Server",
-      summary: "OpenAPI 3.0 description of this API",
-      description: "Generated from the same valibot schemas the routes validate with.",
-      responses: { 200: { description: "The OpenAPI document", schema: v.record(v.string(), v.unknown()) } },
-    },
-    {
-      method: "get",
-      path: "/api/docs",
-      tag: "Server",
-      summary: "Readable API reference (HTML, works offline)",
-      responses: { 200: { description: "The reference page", contentType: "text/html" } },
-    },
-  );
+
   // Every route is mounted by the time the first request arrives, so the document is built once.
   let document: Record<string, unknown> | undefined;
   let html: string | undefined;
@@ -42,12 +25,29 @@ export function createApiReferenceRoutes(deps: { docs: ApiDocs; version: string 
     return document;
   };
 
-  return new Hono<AppEnv>()
-    .get("/openapi.json", (c) => c.json(current()))
-    .get("/docs", (c) => {
-      html ??= renderApiDocsHtml(current());
-      c.header("Content-Security-Policy", docsCsp);
-      c.header("X-Frame-Options", "DENY");
-      return c.html(html);
-    });
+  return documentedRoutes(docs, "/api", "Server")
+    .get(
+      "/openapi.json",
+      {
+        summary: "OpenAPI 3.0 description of this API",
+        description: "Generated from the same valibot schemas the routes validate with.",
+        responses: {
+          200: { description: "The OpenAPI document", schema: v.record(v.string(), v.unknown()) },
+        },
+      },
+      (c) => c.json(current()),
+    )
+    .get(
+      "/docs",
+      {
+        summary: "Readable API reference (HTML, works offline)",
+        responses: { 200: { description: "The reference page", contentType: "text/html" } },
+      },
+      (c) => {
+        html ??= renderApiDocsHtml(current());
+        c.header("Content-Security-Policy", docsCsp);
+        c.header("X-Frame-Options", "DENY");
+        return c.html(html);
+      },
+    );
 }

@@ -1,8 +1,7 @@
-import { Hono } from "hono";
 import * as v from "valibot";
 import type { DataTransfer } from "../data/transfer.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes } from "../http/routes.ts";
 import { readJson, readQuery } from "../http/validate.ts";
 
 const importQuerySchema = v.object({
@@ -27,51 +26,49 @@ const importReportSchema = v.object({
 /** `GET /api/export` and `POST /api/import`: a user's settings, dictionary, vocabulary and formats. */
 export function createDataTransferRoutes(deps: { transfer: DataTransfer; docs: ApiDocs }) {
   const { transfer } = deps;
-  deps.docs.add(
-    {
-      method: "get",
-      path: "/api/export",
-      tag: "Data",
-      summary: "Export settings, dictionary, vocabulary and formats",
-      description:
-        'One JSON document {"format":"svc-export","version":1,...}. Secret settings (API keys) are never included; history is not exported.',
-      responses: { 200: { description: "The export document", schema: transfer.schema } },
-    },
-    {
-      method: "post",
-      path: "/api/import",
-      tag: "Data",
-      summary: "Restore an export document",
-      errors: [
-        "invalid_import",
-        "invalid_setting",
-        "invalid_setting_key",
-        "too_many_settings",
-        "limit_exceeded",
-      ],
-      description:
-        "The whole document is validated first and restored in one transaction: all of it or nothing. A document of the wrong shape, or a bad dictionary, vocabulary or format item, is 400 invalid_import listing the path of each problem. Settings are then checked as PUT /api/settings/:key checks them, naming the key: 400 invalid_setting (bad value), 400 invalid_setting_key, 413 payload_too_large (value too large), 413 too_many_settings. A document over SVC_MAX_IMPORT_SIZE (32 MiB by default) is 413 payload_too_large. A body not sent as Content-Type: application/json is 415 unsupported_media_type. Malformed JSON is 400 invalid_json; JSON nested over 64 levels, 400 json_too_deep; an unknown mode, 400 invalid_query. Sections the document leaves out are not touched; secret settings in it are skipped. Publishes the sections' change events and data.imported.",
-      query: importQuerySchema,
-      body: transfer.schema,
-      responses: {
-        200: {
-          description: "What changed per section: {created, updated, unchanged, deleted}",
-          schema: importReportSchema,
+
+  return documentedRoutes(deps.docs, "/api", "Data")
+    .get(
+      "/export",
+      {
+        summary: "Export settings, dictionary, vocabulary and formats",
+        description:
+          'One JSON document {"format":"svc-export","version":1,...}. Secret settings (API keys) are never included; history is not exported.',
+        responses: { 200: { description: "The export document", schema: transfer.schema } },
+      },
+      (c) => {
+        const stamp = new Date().toISOString().slice(0, 10);
+        c.header("Content-Disposition", `attachment; filename="svc-export-${stamp}.json"`);
+        return c.json(transfer.exportDocument());
+      },
+    )
+    .post(
+      "/import",
+      {
+        summary: "Restore an export document",
+        errors: [
+          "invalid_import",
+          "invalid_setting",
+          "invalid_setting_key",
+          "too_many_settings",
+          "limit_exceeded",
+        ],
+        description:
+          "The whole document is validated first and restored in one transaction: all of it or nothing. A document of the wrong shape, or a bad dictionary, vocabulary or format item, is 400 invalid_import listing the path of each problem. Settings are then checked as PUT /api/settings/:key checks them, naming the key: 400 invalid_setting (bad value), 400 invalid_setting_key, 413 payload_too_large (value too large), 413 too_many_settings. A document over SVC_MAX_IMPORT_SIZE (32 MiB by default) is 413 payload_too_large. A body not sent as Content-Type: application/json is 415 unsupported_media_type. Malformed JSON is 400 invalid_json; JSON nested over 64 levels, 400 json_too_deep; an unknown mode, 400 invalid_query. Sections the document leaves out are not touched; secret settings in it are skipped. Publishes the sections' change events and data.imported.",
+        query: importQuerySchema,
+        body: transfer.schema,
+        responses: {
+          200: {
+            description: "What changed per section: {created, updated, unchanged, deleted}",
+            schema: importReportSchema,
+          },
         },
       },
-    },
-  );
-
-  return new Hono<AppEnv>()
-    .get("/export", (c) => {
-      const stamp = new Date().toISOString().slice(0, 10);
-      c.header("Content-Disposition", `attachment; filename="svc-export-${stamp}.json"`);
-      return c.json(transfer.exportDocument());
-    })
-    .post("/import", async (c) => {
-      const { mode } = readQuery(c, importQuerySchema);
-      // The body is validated as a whole by the transfer, which reports each problem's path.
-      const body = await readJson(c, v.unknown());
-      return c.json(transfer.importDocument(body, mode));
-    });
+      async (c) => {
+        const { mode } = readQuery(c, importQuerySchema);
+        // The body is validated as a whole by the transfer, which reports each problem's path.
+        const body = await readJson(c, v.unknown());
+        return c.json(transfer.importDocument(body, mode));
+      },
+    );
 }

@@ -8,7 +8,7 @@ import {
   dictionaryPatchSchema,
   dictionaryTable,
 } from "../lexicon/dictionary-schemas.ts";
-import { documentDictionary } from "./dictionary-docs.ts";
+import { dictionaryReference } from "./dictionary-docs.ts";
 import { createKeyedRoutes } from "./keyed-routes.ts";
 
 export interface DictionaryRouteDeps {
@@ -19,8 +19,9 @@ export interface DictionaryRouteDeps {
 
 /** `/api/dictionary`: say the key, get the value. Every change publishes `dictionary.changed`. */
 export function createDictionaryRoutes(deps: DictionaryRouteDeps) {
-  documentDictionary(deps.docs);
   return createKeyedRoutes({
+    docs: deps.docs,
+    reference: dictionaryReference,
     repo: deps.dictionary,
     events: deps.events,
     name: "dictionary",

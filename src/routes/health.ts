@@ -1,14 +1,10 @@
-import { Hono } from "hono";
 import * as v from "valibot";
-import type { RouteDoc } from "../http/api-docs.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
 import type { Respond, StaticRoute } from "../http/request-context.ts";
 import { apiResponder } from "../http/request-info.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 
-export const healthDocs: RouteDoc = {
-  method: "get",
-  path: "/api/health",
-  tag: "Server",
+const healthDoc: RouteSpec = {
   summary: "Health check",
   description: "Answers while the server is up; the container health check calls it every 30 seconds.",
   responses: {
@@ -23,10 +19,13 @@ export const healthDocs: RouteDoc = {
  * The health answer, built with all of its headers (it is the most requested route: container
  * health checks and load balancers poll it). `answer` also serves it from Bun.serve's route table.
  */
-export function createHealthRoutes(deps: { version: string }) {
+export function createHealthRoutes(deps: { version: string; docs: ApiDocs }) {
   const body = JSON.stringify({ status: "ok", name: "svc", version: deps.version });
   const json = apiResponder("application/json");
   const answer: Respond = (_request, info) => json(body, info);
   const route = { path: "/api/health" } as const satisfies StaticRoute;
-  return { app: new Hono<AppEnv>().get("/", (c) => answer(c.req.raw, c.env)), answer, route };
+  const routes = documentedRoutes(deps.docs, route.path, "Server").get("/", healthDoc, (c) =>
+    answer(c.req.raw, c.env),
+  );
+  return { routes, answer, route };
 }

@@ -1,14 +1,22 @@
-import { Hono } from "hono";
-import type * as v from "valibot";
+import * as v from "valibot";
 import type { TableSpec } from "../data/table-spec.ts";
 import type { KeyedRepo } from "../db/keyed-repo.ts";
 import type { ListQuery } from "../db/list-sql.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
-import { readId } from "../http/params.ts";
-import { exportQuerySchema, importQuerySchema, readTable, sendTable } from "../http/table-io.ts";
-import type { AppEnv } from "../http/types.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import { idParamsSchema, readId } from "../http/params.ts";
+import { documentedRoutes } from "../http/routes.ts";
+import {
+  exportQuerySchema,
+  importQuerySchema,
+  importSummarySchema,
+  readTable,
+  sendTable,
+} from "../http/table-io.ts";
 import { readJson, readQuery } from "../http/validate.ts";
+import { pageSchema } from "../lists.ts";
+import type { KeyedDocsSpec } from "./keyed-docs.ts";
 
 export interface KeyedRoutesSpec<E extends { id: number }, I, F extends string, X extends object> {
   repo: KeyedRepo<E, I, F, X>;
@@ -27,13 +35,18 @@ export interface KeyedRoutesSpec<E extends { id: number }, I, F extends string, 
   one: string;
 }
 
-/** List, get, create, patch, delete, import and export over a keyed repository; each change publishes an event. */
+/**
+ * List, get, create, patch, delete, import and export over a keyed repository, each declared with
+ * its API reference entry; each change publishes an event.
+ */
 export function createKeyedRoutes<E extends { id: number }, I, F extends string, X extends object>(
-  spec: KeyedRoutesSpec<E, I, F, X>,
+  spec: KeyedRoutesSpec<E, I, F, X> & { docs: ApiDocs; reference: KeyedDocsSpec },
 ) {
-  const { repo, events, name } = spec;
+  const { repo, events, name, reference } = spec;
+  const { text, entry } = reference;
   // The import file's size is bounded by SVC_MAX_IMPORT_SIZE (bodyKindOf in app.ts).
   const { maxEntries } = spec.limits;
+  const one = { description: reference.entryDescription, schema: entry };
   const changed = (action: string, data: Record<string, unknown> = {}) =>
     events.publish(`${name}.changed`, { action, ...data });
   const missing = (id: number): never => {
@@ -41,38 +54,91 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
   };
   const found = (id: number) => repo.get(id) ?? missing(id);
 
-  return new Hono<AppEnv>()
-    .get("/", (c) => c.json(repo.list(readQuery(c, spec.listQuery))))
-    .get("/export", (c) => {
-      const { format } = readQuery(c, exportQuerySchema);
-      return sendTable(c, `svc-${name}`, format, spec.exportColumns, repo.exportAll());
-    })
-    .post("/import", async (c) => {
-      const { mode } = readQuery(c, importQuerySchema);
-      const items = await readTable(c, spec.table);
-      const summary = repo.importAll(items, { mode, maxEntries });
-      if (summary.created + summary.updated + summary.deleted > 0) changed("imported", { mode, ...summary });
-      return c.json(summary);
-    })
-    .get("/:id", (c) => c.json(found(readId(c))))
-    .post("/", async (c) => {
-      const item = await readJson(c, spec.create);
-      if (repo.count() >= maxEntries) throw new AppError("limit_exceeded", spec.full);
-      const entry = repo.create(item);
-      changed("created", { id: entry.id });
-      return c.json(entry, 201, { Location: `/api/${name}/${entry.id}` });
-    })
-    .patch("/:id", async (c) => {
-      const id = readId(c);
-      const patch = await readJson(c, spec.patch);
-      const entry = repo.update(id, patch) ?? missing(id);
-      changed("updated", { id });
-      return c.json(entry);
-    })
-    .delete("/:id", (c) => {
-      const id = readId(c);
-      if (!repo.remove(id)) missing(id);
-      changed("deleted", { id });
-      return c.body(null, 204);
-    });
+  return documentedRoutes(spec.docs, reference.path, reference.tag)
+    .get(
+      "/",
+      {
+        ...text.list,
+        query: reference.listQuery,
+        responses: { 200: { description: "One page", schema: pageSchema(entry) } },
+      },
+      (c) => c.json(repo.list(readQuery(c, spec.listQuery))),
+    )
+    .get(
+      "/export",
+      {
+        ...text.export,
+        query: exportQuerySchema,
+        responses: { 200: { description: "The file", schema: v.array(reference.exportRow) } },
+      },
+      (c) => {
+        const { format } = readQuery(c, exportQuerySchema);
+        return sendTable(c, `svc-${name}`, format, spec.exportColumns, repo.exportAll());
+      },
+    )
+    .post(
+      "/import",
+      {
+        ...text.import,
+        query: importQuerySchema,
+        body: reference.importBody,
+        bodyTypes: ["text/csv"],
+        responses: { 200: { description: "What changed", schema: importSummarySchema } },
+        errors: ["invalid_import", "invalid_csv", "limit_exceeded"],
+      },
+      async (c) => {
+        const { mode } = readQuery(c, importQuerySchema);
+        const items = await readTable(c, spec.table);
+        const summary = repo.importAll(items, { mode, maxEntries });
+        if (summary.created + summary.updated + summary.deleted > 0)
+          changed("imported", { mode, ...summary });
+        return c.json(summary);
+      },
+    )
+    .get("/:id", { ...text.get, params: idParamsSchema, responses: { 200: one } }, (c) =>
+      c.json(found(readId(c))),
+    )
+    .post(
+      "/",
+      {
+        ...text.create,
+        body: reference.createBody,
+        responses: { 201: { description: "Created", schema: entry } },
+        errors: ["conflict", "limit_exceeded"],
+      },
+      async (c) => {
+        const item = await readJson(c, spec.create);
+        if (repo.count() >= maxEntries) throw new AppError("limit_exceeded", spec.full);
+        const created = repo.create(item);
+        changed("created", { id: created.id });
+        return c.json(created, 201, { Location: `/api/${name}/${created.id}` });
+      },
+    )
+    .patch(
+      "/:id",
+      {
+        ...text.patch,
+        params: idParamsSchema,
+        body: reference.patchBody,
+        responses: { 200: one },
+        errors: ["conflict"],
+      },
+      async (c) => {
+        const id = readId(c);
+        const patch = await readJson(c, spec.patch);
+        const updated = repo.update(id, patch) ?? missing(id);
+        changed("updated", { id });
+        return c.json(updated);
+      },
+    )
+    .delete(
+      "/:id",
+      { ...text.remove, params: idParamsSchema, responses: { 204: { description: "Deleted" } } },
+      (c) => {
+        const id = readId(c);
+        if (!repo.remove(id)) missing(id);
+        changed("deleted", { id });
+        return c.body(null, 204);
+      },
+    );
 }

@@ -1,8 +1,7 @@
-import { Hono } from "hono";
 import * as v from "valibot";
 import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes } from "../http/routes.ts";
 import { readQuery } from "../http/validate.ts";
 import { parseOrThrow } from "../validation.ts";
 
@@ -53,58 +52,51 @@ const pullSchema = v.object({
   download: v.optional(downloadSchema),
 });
 
-function documentModels(docs: ApiDocs): void {
-  const tag = "Models";
-  docs.add(
-    {
-      method: "get",
-      path: "/api/models",
-      tag,
-      summary: "Speech models: presets, installed files, the active model and running downloads",
-      responses: { 200: { description: "Overview", schema: overviewSchema } },
-    },
-    {
-      method: "post",
-      path: "/api/models/:id/pull",
-      tag,
-      summary: "Download a preset model in the background",
-      errors: ["invalid_model_id", "download_in_progress", "storage_full"],
-      description:
-        "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed (its code; the message is the model's lastFailure in GET /api/models). An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
-      params: idParams,
-      responses: {
-        200: { description: "Already installed", schema: pullSchema },
-        202: { description: "Downloading", schema: pullSchema },
-      },
-    },
-    {
-      method: "delete",
-      path: "/api/models/:id",
-      tag,
-      summary: "Delete a model, or cancel its download",
-      errors: ["invalid_model_id", "model_in_use"],
-      description:
-        "Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.",
-      params: idParams,
-      query: deleteQuery,
-      responses: { 204: { description: "Deleted" } },
-    },
-  );
-}
-
 export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }) {
   const { models } = deps;
-  documentModels(deps.docs);
   const idOf = (params: unknown) => parseOrThrow(idParams, params, "invalid_request", "path").id;
-  return new Hono<AppEnv>()
-    .get("/", (c) => c.json(models.overview()))
-    .post("/:id/pull", (c) => {
-      const { status, joined, download } = models.pull(idOf(c.req.param()));
-      return c.json({ status, joined, download }, status === "installed" ? 200 : 202);
-    })
-    .delete("/:id", async (c) => {
-      const { force } = readQuery(c, deleteQuery);
-      await models.remove(idOf(c.req.param()), { force: force === "true" });
-      return c.body(null, 204);
-    });
+  return documentedRoutes(deps.docs, "/api/models", "Models")
+    .get(
+      "/",
+      {
+        summary: "Speech models: presets, installed files, the active model and running downloads",
+        responses: { 200: { description: "Overview", schema: overviewSchema } },
+      },
+      (c) => c.json(models.overview()),
+    )
+    .post(
+      "/:id/pull",
+      {
+        summary: "Download a preset model in the background",
+        errors: ["invalid_model_id", "download_in_progress", "storage_full"],
+        description:
+          "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed (its code; the message is the model's lastFailure in GET /api/models). An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
+        params: idParams,
+        responses: {
+          200: { description: "Already installed", schema: pullSchema },
+          202: { description: "Downloading", schema: pullSchema },
+        },
+      },
+      (c) => {
+        const { status, joined, download } = models.pull(idOf(c.req.param()));
+        return c.json({ status, joined, download }, status === "installed" ? 200 : 202);
+      },
+    )
+    .delete(
+      "/:id",
+      {
+        summary: "Delete a model, or cancel its download",
+        errors: ["invalid_model_id", "model_in_use"],
+        description:
+          "Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.",
+        params: idParams,
+        query: deleteQuery,
+        responses: { 204: { description: "Deleted" } },
+      },
+      async (c) => {
+        const { force } = readQuery(c, deleteQuery);
+        await models.remove(idOf(c.req.param()), { force: force === "true" });
+        return c.body(null, 204);
+      },
+    );
 }

@@ -1,13 +1,22 @@
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
+import * as v from "valibot";
 import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { rawPath } from "../http/raw-path.ts";
+import { documentedRoutes } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson, readQuery } from "../http/validate.ts";
+import {
+  installBody,
+  onePluginSchema,
+  pluginListSchema,
+  slugParams,
+  toggleQuery,
+  uninstallBody,
+} from "../plugins/api-schemas.ts";
 import { namespaceSlug } from "../plugins/dispatch.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import { servePluginAsset } from "../plugins/ui-static.ts";
-import { installBody, pluginDocs, toggleQuery, uninstallBody } from "./plugins-docs.ts";
 
 /**
  * `/api/plugins` management. Registered before the namespace dispatcher, which is why
@@ -16,7 +25,6 @@ import { installBody, pluginDocs, toggleQuery, uninstallBody } from "./plugins-d
  */
 export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs }) {
   const { plugins } = deps;
-  deps.docs.add(...pluginDocs);
   const listing = async () => {
     const items = await plugins.list();
     return { items, total: items.length };
@@ -26,34 +34,127 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
     return c.json({ plugin: await plugins.setEnabled(c.req.param("slug") ?? "", enabled, name) });
   };
 
-  return new Hono<AppEnv>()
-    .get("/", async (c) => c.json(await listing()))
-    .post("/install", async (c) => {
-      const body = await readJson(c, installBody);
-      const result = await plugins.install({
-        name: body.npmName,
-        version: body.version,
-        enable: body.enable,
-      });
-      return c.json({ plugin: result.plugin }, result.created ? 201 : 200);
-    })
-    .post("/uninstall", async (c) => {
-      const body = await readJson(c, uninstallBody);
-      return c.json(await plugins.uninstall({ specifier: body.specifier, purge: body.purge }));
-    })
-    .post("/reload", async (c) => {
-      await plugins.reload();
-      return c.json(await listing());
-    })
-    .post("/:slug/enable", toggle(true))
-    .post("/:slug/disable", toggle(false))
-    .get("/:slug/ui/*", async (c) => {
-      // The raw path, not Hono's decoded params: one value decides the plugin and the file.
-      const path = rawPath(c.req.url);
-      const slug = namespaceSlug(path);
-      const prefix = `/api/plugins/${slug}/ui/`;
-      const plugin = slug === undefined ? undefined : plugins.find(slug);
-      if (!plugin || !path.startsWith(prefix)) throw notFound("No such plugin page or asset.");
-      return servePluginAsset(plugin.dir, path.slice(prefix.length));
-    });
+  return documentedRoutes(deps.docs, "/api/plugins", "Plugins")
+    .get(
+      "/",
+      {
+        summary: "Installed and listed plugins",
+        description:
+          "Every entry of the `plugins` setting in order (with its load error, if any), then plugin folders on disk that are not listed. Development copies have `dev: true` and the label `[DEV]`.",
+        responses: { 200: { description: "The plugins", schema: pluginListSchema } },
+      },
+      async (c) => c.json(await listing()),
+    )
+    .post(
+      "/install",
+      {
+        summary: "Install a plugin from the npm registry",
+        errors: [
+          "invalid_package_name",
+          "invalid_version",
+          "not_found",
+          "install_in_progress",
+          "slug_taken",
+          "invalid_manifest",
+          "package_too_large",
+          "unsafe_archive",
+          "registry_unreachable",
+          "integrity_mismatch",
+          "untrusted_tarball_url",
+          "installer_unavailable",
+        ],
+        description:
+          "Validates the name before any network request, resolves `version` (a version, range or dist-tag; default latest), verifies the tarball's sha512 integrity, extracts it without links or escaping paths, runs no scripts and installs no dependencies, then moves it into place atomically. The plugin is listed in `plugins` but stays in `disabled_plugins` unless `enable` is true. Errors: 400 invalid_package_name, 404 not_found, 409 install_in_progress or slug_taken, 422 unsafe_archive, invalid_manifest or package_too_large, 502 integrity_mismatch or registry_unreachable.",
+        body: installBody,
+        responses: {
+          200: { description: "An installed copy was replaced", schema: onePluginSchema },
+          201: { description: "Installed", schema: onePluginSchema },
+        },
+      },
+      async (c) => {
+        const body = await readJson(c, installBody);
+        const result = await plugins.install({
+          name: body.npmName,
+          version: body.version,
+          enable: body.enable,
+        });
+        return c.json({ plugin: result.plugin }, result.created ? 201 : 200);
+      },
+    )
+    .post(
+      "/uninstall",
+      {
+        summary: "Uninstall a plugin",
+        errors: ["invalid_package_name", "not_found"],
+        description:
+          "Removes the specifier from `plugins` and `disabled_plugins` and deletes its files. Its stored data is kept unless `purge` is true.",
+        body: uninstallBody,
+        responses: {
+          200: { description: "Uninstalled", schema: v.object({ name: v.string(), purged: v.number() }) },
+        },
+      },
+      async (c) => {
+        const body = await readJson(c, uninstallBody);
+        return c.json(await plugins.uninstall({ specifier: body.specifier, purge: body.purge }));
+      },
+    )
+    .post(
+      "/reload",
+      {
+        summary: "Reload every plugin with its current code",
+        description:
+          "Re-imports rebuilt code (no module cache), runs setup again, and answers the new listing.",
+        responses: { 200: { description: "The plugins after the reload", schema: pluginListSchema } },
+      },
+      async (c) => {
+        await plugins.reload();
+        return c.json(await listing());
+      },
+    )
+    .post(
+      "/:slug/enable",
+      {
+        summary: "Switch a plugin on",
+        errors: ["ambiguous_slug"],
+        description:
+          "Removes it from `disabled_plugins` and lists it in `plugins` if needed, then reloads. Where several packages share the slug, `name` (the package name) says which; without it that is 409 ambiguous_slug. 404 not_found when no package matches.",
+        params: slugParams,
+        query: toggleQuery,
+        responses: { 200: { description: "The plugin", schema: onePluginSchema } },
+      },
+      toggle(true),
+    )
+    .post(
+      "/:slug/disable",
+      {
+        summary: "Switch a plugin off",
+        errors: ["ambiguous_slug"],
+        description:
+          "Adds it to `disabled_plugins`: its hooks and routes stop; files and storage are kept. `name` and the errors are as for enable.",
+        params: slugParams,
+        query: toggleQuery,
+        responses: { 200: { description: "The plugin", schema: onePluginSchema } },
+      },
+      toggle(false),
+    )
+    .get(
+      "/:slug/ui/*",
+      {
+        summary: "A plugin UI page or asset",
+        errors: ["invalid_path"],
+        description:
+          "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
+        params: slugParams,
+        responses: { 200: { description: "The file", contentType: "text/html" } },
+      },
+      async (c) => {
+        // The raw path, not Hono's decoded params: one value decides the plugin and the file.
+        const path = rawPath(c.req.url);
+        const slug = namespaceSlug(path);
+        const prefix = `/api/plugins/${slug}/ui/`;
+        const plugin = slug === undefined ? undefined : plugins.find(slug);
+        if (!plugin || !path.startsWith(prefix)) throw notFound("No such plugin page or asset.");
+        return servePluginAsset(plugin.dir, path.slice(prefix.length));
+      },
+    );
 }

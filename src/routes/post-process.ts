@@ -1,11 +1,10 @@
-import { Hono } from "hono";
 import * as v from "valibot";
 import { languageSchema } from "../dictation/language.ts";
 import type { PipelineResult, TextPipeline } from "../dictation/text/pipeline.ts";
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
 import { type ApiDocs, describes } from "../http/api-docs.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes } from "../http/routes.ts";
 import { readJson } from "../http/validate.ts";
 
 /** Longest text accepted, in characters: about an hour of dictation. */
@@ -45,32 +44,32 @@ const resultSchema = describes<PipelineResult>()(
 );
 
 export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: ApiDocs }) {
-  deps.docs.add({
-    method: "post",
-    path: "/api/post-process",
-    tag: "Dictation",
-    summary: "Run the text pipeline (cleanup, dictionary, plugins) on a transcript",
-    errors: ["text_too_long", "invalid_app_context"],
-    description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
-    body: bodySchema,
-    responses: { 200: { description: "The finished text and each stage's output", schema: resultSchema } },
-  });
-  return new Hono<AppEnv>().post("/", async (c) => {
-    const body = await readJson(c, bodySchema);
-    if (body.text.length > maxPostProcessChars) {
-      throw new AppError(
-        "text_too_long",
-        `text is ${body.text.length} characters; the limit is ${maxPostProcessChars}.`,
-      );
-    }
-    const appContext = parseAppContext(body.appContext ?? c.req.header("x-app-context"));
-    const language = body.language && body.language !== "auto" ? body.language : null;
-    const result = await deps.pipeline.run({
-      text: body.text,
-      appContext,
-      language,
-      signal: c.req.raw.signal,
-    });
-    return c.json(result);
-  });
+  return documentedRoutes(deps.docs, "/api/post-process", "Dictation").post(
+    "/",
+    {
+      summary: "Run the text pipeline (cleanup, dictionary, plugins) on a transcript",
+      errors: ["text_too_long", "invalid_app_context"],
+      description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
+      body: bodySchema,
+      responses: { 200: { description: "The finished text and each stage's output", schema: resultSchema } },
+    },
+    async (c) => {
+      const body = await readJson(c, bodySchema);
+      if (body.text.length > maxPostProcessChars) {
+        throw new AppError(
+          "text_too_long",
+          `text is ${body.text.length} characters; the limit is ${maxPostProcessChars}.`,
+        );
+      }
+      const appContext = parseAppContext(body.appContext ?? c.req.header("x-app-context"));
+      const language = body.language && body.language !== "auto" ? body.language : null;
+      const result = await deps.pipeline.run({
+        text: body.text,
+        appContext,
+        language,
+        signal: c.req.raw.signal,
+      });
+      return c.json(result);
+    },
+  );
 }

@@ -1,8 +1,7 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import { Hono } from "hono";
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes } from "../http/routes.ts";
 import { readJson } from "../http/validate.ts";
 import { type SettingDef, settingKeys, settingsCatalog } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
@@ -39,72 +38,70 @@ function describeCatalog() {
 export function createSettingsRoutes(deps: { settings: SettingsService; docs: ApiDocs }) {
   const { settings } = deps;
   const catalog = describeCatalog();
-  deps.docs.add(
-    {
-      method: "get",
-      path: "/api/settings",
-      tag: "Settings",
-      summary: "All settings",
-      description:
-        'Every known setting (its stored value or default) and every stored client preference. Secret settings read as {"set": true|false}.',
-      responses: { 200: { description: "Map of key to value", schema: v.record(v.string(), v.unknown()) } },
-    },
-    {
-      method: "get",
-      path: "/api/settings/schema",
-      tag: "Settings",
-      summary: "Catalog of known settings",
-      description:
-        "Each known key with its description, default, secret flag and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
-      responses: {
-        200: { description: "The catalog", schema: v.object({ items: v.array(catalogEntrySchema) }) },
-      },
-    },
-    {
-      method: "get",
-      path: "/api/settings/:key",
-      tag: "Settings",
-      summary: "One setting",
-      errors: ["invalid_setting_key"],
-      params: keyParams,
-      responses: { 200: { description: "The setting", schema: settingViewSchema } },
-    },
-    {
-      method: "put",
-      path: "/api/settings/:key",
-      tag: "Settings",
-      summary: "Set a setting",
-      errors: ["invalid_setting", "invalid_setting_key", "too_many_settings"],
-      description:
-        'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
-      params: keyParams,
-      body: putBody,
-      responses: { 200: { description: "The stored setting", schema: settingViewSchema } },
-    },
-    {
-      method: "delete",
-      path: "/api/settings/:key",
-      tag: "Settings",
-      summary: "Reset a setting to its default, or delete a client preference",
-      errors: ["invalid_setting_key"],
-      params: keyParams,
-      responses: { 204: { description: "Reset or deleted" } },
-    },
-  );
 
   const keyOf = (params: unknown) => parseOrThrow(keyParams, params, "invalid_request", "path").key;
 
-  return new Hono<AppEnv>()
-    .get("/", (c) => c.json(settings.list()))
-    .get("/schema", (c) => c.json({ items: catalog }))
-    .get("/:key", (c) => c.json(settings.view(keyOf(c.req.param()))))
-    .put("/:key", async (c) => {
-      const key = keyOf(c.req.param());
-      const body = await readJson(c, putBody);
-      return c.json(settings.set(key, body.value));
-    })
-    .delete("/:key", (c) => {
-      settings.reset(keyOf(c.req.param()));
-      return c.body(null, 204);
-    });
+  return documentedRoutes(deps.docs, "/api/settings", "Settings")
+    .get(
+      "/",
+      {
+        summary: "All settings",
+        description:
+          'Every known setting (its stored value or default) and every stored client preference. Secret settings read as {"set": true|false}.',
+        responses: { 200: { description: "Map of key to value", schema: v.record(v.string(), v.unknown()) } },
+      },
+      (c) => c.json(settings.list()),
+    )
+    .get(
+      "/schema",
+      {
+        summary: "Catalog of known settings",
+        description:
+          "Each known key with its description, default, secret flag and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
+        responses: {
+          200: { description: "The catalog", schema: v.object({ items: v.array(catalogEntrySchema) }) },
+        },
+      },
+      (c) => c.json({ items: catalog }),
+    )
+    .get(
+      "/:key",
+      {
+        summary: "One setting",
+        errors: ["invalid_setting_key"],
+        params: keyParams,
+        responses: { 200: { description: "The setting", schema: settingViewSchema } },
+      },
+      (c) => c.json(settings.view(keyOf(c.req.param()))),
+    )
+    .put(
+      "/:key",
+      {
+        summary: "Set a setting",
+        errors: ["invalid_setting", "invalid_setting_key", "too_many_settings"],
+        description:
+          'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
+        params: keyParams,
+        body: putBody,
+        responses: { 200: { description: "The stored setting", schema: settingViewSchema } },
+      },
+      async (c) => {
+        const key = keyOf(c.req.param());
+        const body = await readJson(c, putBody);
+        return c.json(settings.set(key, body.value));
+      },
+    )
+    .delete(
+      "/:key",
+      {
+        summary: "Reset a setting to its default, or delete a client preference",
+        errors: ["invalid_setting_key"],
+        params: keyParams,
+        responses: { 204: { description: "Reset or deleted" } },
+      },
+      (c) => {
+        settings.reset(keyOf(c.req.param()));
+        return c.body(null, 204);
+      },
+    );
 }

@@ -1,4 +1,3 @@
-import { Hono } from "hono";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
 import { parseMediaType } from "../dictation/audio/media-type.ts";
 import { languageSchema } from "../dictation/language.ts";
@@ -7,10 +6,10 @@ import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts"
 import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
-import type { ApiDocs, RouteDoc } from "../http/api-docs.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
 import { partContentType } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import type { AppEnv } from "../http/types.ts";
+import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 import { parseOrThrow } from "../validation.ts";
 
 interface Upload {
@@ -83,10 +82,7 @@ export const transcribeErrors = [
 ] as const satisfies readonly ErrorCode[];
 
 /** POST /api/transcribe in the API reference (the README's error table is generated from it). */
-export const transcribeDoc: RouteDoc = {
-  method: "post",
-  path: "/api/transcribe",
-  tag: "Dictation",
+export const transcribeDoc: RouteSpec = {
   summary: "Transcribe a recording and return finished text",
   description:
     "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`), typed by the part's own Content-Type with its parameters (raw PCM: audio/L16;rate=16000). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or an ISO 639 code; a region tag such as en-US or pt_BR counts as its base code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
@@ -105,8 +101,7 @@ export const transcribeDoc: RouteDoc = {
 };
 
 export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
-  deps.docs.add(transcribeDoc);
-  return new Hono<AppEnv>().post("/", async (c) => {
+  return documentedRoutes(deps.docs, "/api/transcribe", "Dictation").post("/", transcribeDoc, async (c) => {
     // Bun closes a connection idle for `idleTimeout`; a long transcription is not idle.
     requestInfoOf(c)?.server?.timeout(c.req.raw, 0);
     const languageRaw = c.req.header("x-language");

@@ -9,7 +9,7 @@ import {
   vocabularyTable,
 } from "../lexicon/vocabulary-schemas.ts";
 import { createKeyedRoutes } from "./keyed-routes.ts";
-import { documentVocabulary } from "./vocabulary-docs.ts";
+import { vocabularyReference } from "./vocabulary-docs.ts";
 
 export interface VocabularyRouteDeps {
   vocabulary: VocabularyRepo;
@@ -19,8 +19,9 @@ export interface VocabularyRouteDeps {
 
 /** `/api/vocabulary`: terms that bias recognition. Every change publishes `vocabulary.changed`. */
 export function createVocabularyRoutes(deps: VocabularyRouteDeps) {
-  documentVocabulary(deps.docs);
   return createKeyedRoutes({
+    docs: deps.docs,
+    reference: vocabularyReference,
     repo: deps.vocabulary,
     events: deps.events,
     name: "vocabulary",

@@ -149,7 +149,9 @@ describe("POST /api/transcribe's documented errors", () => {
         if (match[1] && isErrorCode(match[1])) used.add(match[1]);
     }
     expect(used.has("invalid_language")).toBe(true);
-    const documented = new Set<string>(routeErrors(transcribeDoc));
+    const documented = new Set<string>(
+      routeErrors({ ...transcribeDoc, method: "post", path: "/api/transcribe", tag: "Dictation" }),
+    );
     expect([...used].filter((code) => !documented.has(code))).toEqual([]);
     const doc = (await (await createTestApp().request("/api/openapi.json")).json()) as {
       paths: Record<string, { post?: { responses: Record<string, { description: string }> } }>;
