@@ -7,8 +7,8 @@ import { eventTypes, type ServerEvent } from "../src/events.ts";
 import { createTestApp, type TestApp } from "./helpers/app.ts";
 import { presetFor, whisperModelFile } from "./helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "./helpers/model-mirror.ts";
+import { startRegistry } from "./helpers/registry-server.ts";
 import { goForward } from "./helpers/sphinx-testdata.ts";
-import { startRegistry } from "./plugins/registry-server.ts";
 
 // Any page on any port of this machine may open /api/events (docs/SPEC.md §5 trusts localhost origins
 // for upgrades), and it reads whatever the socket carries. So events carry ids, keys, names and

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeAudio } from "../../src/dictation/audio/decode.ts";
-import { data, fmt as fmtChunk, riff, s16 } from "../../test/dictation/audio/wav-builder.ts";
+import { data, fmt as fmtChunk, riff, s16 } from "../../test/helpers/wav-builder.ts";
 import { fmt, median, pinSelf, spread, table } from "./util.ts";
 
 const SECONDS = 30;

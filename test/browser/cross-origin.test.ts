@@ -3,8 +3,8 @@ import { rmSync } from "node:fs";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "../helpers/browser.ts";
-import { type PluginApp, pluginsDirWith, startPluginApp } from "../plugins/helpers.ts";
-import { startRegistry } from "../plugins/registry-server.ts";
+import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
+import { startRegistry } from "../helpers/registry-server.ts";
 
 // A page on another port of this machine (a dev server, a local web tool) attacks svc with what a
 // browser sends without a CORS preflight: a form post, sendBeacon, a no-cors fetch, and a fetch

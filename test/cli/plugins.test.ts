@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
 import { runBinary } from "../helpers/binary.ts";
-import { type PluginApp, pluginsDirWith, startPluginApp } from "../plugins/helpers.ts";
-import { startRegistry } from "../plugins/registry-server.ts";
+import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
+import { startRegistry } from "../helpers/registry-server.ts";
 
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 let app: PluginApp;

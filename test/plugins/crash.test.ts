@@ -5,8 +5,8 @@ import { join, resolve } from "node:path";
 import { silentLogger } from "../../src/logger.ts";
 import { createInstaller } from "../../src/plugins/installer.ts";
 import { createRegistryClient } from "../../src/plugins/registry-client.ts";
-import { runPluginHooks, startPluginApp } from "./helpers.ts";
-import { startRegistry } from "./registry-server.ts";
+import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
+import { startRegistry } from "../helpers/registry-server.ts";
 
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 

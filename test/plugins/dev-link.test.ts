@@ -3,7 +3,7 @@ import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { linkPlugin, unlinkPlugin } from "../../src/plugins/dev-link.ts";
-import { fixturesDir, pluginsDirWith, runPluginHooks, startPluginApp } from "./helpers.ts";
+import { fixturesDir, pluginsDirWith, runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
 
 /** A plugin's source folder, as a developer has it: package.json, a build script, dist/. */
 function sourcePlugin(suffix: string, build?: string): string {

@@ -6,8 +6,8 @@ import { silentLogger } from "../../src/logger.ts";
 import { createInstaller } from "../../src/plugins/installer.ts";
 import { createRegistryClient } from "../../src/plugins/registry-client.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
-import { runPluginHooks, startPluginApp } from "./helpers.ts";
-import { file, startRegistry } from "./registry-server.ts";
+import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
+import { file, startRegistry } from "../helpers/registry-server.ts";
 
 type PluginBody = {
   plugin: { name: string; version: string; enabled: boolean; loaded: boolean; listed: boolean };

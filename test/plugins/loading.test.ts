@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { runPluginHooks, startPluginApp } from "./helpers.ts";
+import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
 
 describe("loading plugins from the plugins setting", () => {
   test("a transform() hook imported from svc-sdk runs with its options", async () => {

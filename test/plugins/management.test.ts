@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { startPluginApp } from "./helpers.ts";
+import { startPluginApp } from "../helpers/plugins.ts";
 
 type Listing = {
   items: { name: string; loaded: boolean; enabled: boolean; listed: boolean }[];

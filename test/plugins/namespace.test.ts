@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { ErrorBody } from "../helpers/errors.ts";
-import { startPluginApp } from "./helpers.ts";
+import { startPluginApp } from "../helpers/plugins.ts";
 
 const routesApp = () =>
   startPluginApp({ fixtures: ["fx-routes", "fx-transform"], entries: ["@fx/routes", "@fx/transform"] });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
 import { harness } from "../helpers/pipeline.ts";
-import { type PluginApp, startPluginApp } from "./helpers.ts";
+import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";
 
 function pipelineOf(app: PluginApp, warnings: string[] = []) {
   const h = harness({ dictionary: [{ id: 1, key: "svc", value: "SVC" }], hooks: () => app.plugins.hooks() });

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compileMatcher, matchCase } from "../../plugins/profanity-filter/src/matcher.ts";
-import { runPluginHooks, startPluginApp } from "./helpers.ts";
+import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
 
 const pluginDir = resolve(import.meta.dir, "../../plugins/profanity-filter");
 const route = "/api/plugins/svc-profanity-filter/replacements";

@@ -7,7 +7,7 @@ import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { createPluginStorageRepo } from "../../src/db/plugin-storage-repo.ts";
 import { createPluginStorage, PluginStorageError } from "../../src/plugins/storage.ts";
-import { pluginsDirWith, startPluginApp } from "./helpers.ts";
+import { pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 
 function memoryRepo() {
   const db = openDatabase(":memory:", { migrations });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { file, gzipTar, pluginFiles } from "./registry-server.ts";
+import { file, gzipTar, pluginFiles } from "../helpers/registry-server.ts";
 
 const work = mkdtempSync(join(tmpdir(), "svc-full-extract-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { uiSegments } from "../../src/plugins/ui-static.ts";
-import { startPluginApp } from "./helpers.ts";
+import { startPluginApp } from "../helpers/plugins.ts";
 
 const routesApp = () => startPluginApp({ fixtures: ["fx-routes"], entries: ["@fx/routes"] });
 

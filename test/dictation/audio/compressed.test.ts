@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { warmUpDecoders } from "../../../src/dictation/audio/compressed.ts";
 import { decodeAudio } from "../../../src/dictation/audio/decode.ts";
 import { measureLevel } from "../../../src/dictation/audio/level.ts";
+import { ascii, join } from "../../helpers/wav-builder.ts";
 import { silentFlac } from "./flac-writer.ts";
 import { expectAppError, fitTone, fixture } from "./signal.ts";
-import { ascii, join } from "./wav-builder.ts";
 
 const limits = { maxDurationMs: 60_000 };
 const sineOpus = await fixture("sine.opus");

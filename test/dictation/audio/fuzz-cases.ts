@@ -1,6 +1,6 @@
 // Seed files and mutations for the WAV fuzz test, kept apart so a failing case can be replayed
 // from a script: same seed, same sequence.
-import { type Chunk, data, f32, fmt, join, riff, s16, sine, u32 } from "./wav-builder.ts";
+import { type Chunk, data, f32, fmt, join, riff, s16, sine, u32 } from "../../helpers/wav-builder.ts";
 
 /** Deterministic PRNG (mulberry32): a failure names its case number and replays exactly. */
 export function random(seed: number) {

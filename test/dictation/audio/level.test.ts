@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { FLOOR_DB, isNearSilent, measureLevel } from "../../../src/dictation/audio/level.ts";
-import { sine } from "./wav-builder.ts";
+import { sine } from "../../helpers/wav-builder.ts";
 
 describe("measureLevel", () => {
   test("reports a half-scale sine at -6 dBFS peak and -9 dBFS RMS", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { decodeAudio } from "../../../src/dictation/audio/decode.ts";
+import { join, s16, sine } from "../../helpers/wav-builder.ts";
 import { expectAppError, fitTone, maxDifference } from "./signal.ts";
-import { join, s16, sine } from "./wav-builder.ts";
 
 const limits = { maxDurationMs: 60_000 };
 const tone = sine(16000, 440, 0.1);

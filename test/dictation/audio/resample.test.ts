@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { concat, createResampler, resample } from "../../../src/dictation/audio/resample.ts";
+import { sine } from "../../helpers/wav-builder.ts";
 import { fitTone, maxDifference, rms } from "./signal.ts";
-import { sine } from "./wav-builder.ts";
 
 const db = (ratio: number) => 20 * Math.log10(ratio);
 

@@ -1,7 +1,18 @@
 import { describe, expect, test } from "bun:test";
 import { decodeAudio } from "../../../src/dictation/audio/decode.ts";
+import {
+  ascii,
+  type Chunk,
+  data,
+  fmt,
+  join,
+  riff,
+  s16,
+  sine,
+  u32,
+  wav16,
+} from "../../helpers/wav-builder.ts";
 import { expectAppError, maxDifference } from "./signal.ts";
-import { ascii, type Chunk, data, fmt, join, riff, s16, sine, u32, wav16 } from "./wav-builder.ts";
 
 const limits = { maxDurationMs: 60_000 };
 const tone = sine(16000, 440, 0.1);

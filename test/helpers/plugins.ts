@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { runHooks } from "../../src/plugins/hooks.ts";
 import type { PluginHostOptions } from "../../src/plugins/host.ts";
 import type { PluginEntry, PluginStatus } from "../../src/plugins/types.ts";
-import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { createTestApp, type TestApp } from "./app.ts";
 
 export const fixturesDir = resolve(import.meta.dir, "../fixtures/plugins");
 
