@@ -142,7 +142,7 @@ describe("createTranscriber", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const f = fake({ maxQueued: 1, answer: async () => (await gate, "done") });
+    const f = fake({ maxQueued: 1, answer: () => gate.then(() => "done") });
     const transcriber = createTranscriber(f.deps);
     const running = transcriber.transcribe({ audio });
     const queued = transcriber.transcribe({ audio });
@@ -172,7 +172,7 @@ describe("createTranscriber", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const f = fake({ answer: async () => (await gate, "done") });
+    const f = fake({ answer: () => gate.then(() => "done") });
     const transcriber = createTranscriber(f.deps);
     const first = transcriber.transcribe({ audio });
     const client = new AbortController();
