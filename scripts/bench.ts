@@ -1,7 +1,7 @@
 // `bun run bench`: every benchmark, one after another, each printing figures measured side by side.
 // Benchmarks never fail on a timing; they print ratios against their targets.
 // `bun run bench http text` runs only the named ones.
-import { ensureDebianPackages } from "./bench/debian.ts";
+import { ensureDebianPackages } from "./debian.ts";
 
 interface Suite {
   load: () => Promise<{ run(): Promise<void> }>;
@@ -24,7 +24,7 @@ const suites: Record<string, Suite> = {
 
 const wanted = process.argv.slice(2);
 const selected = Object.entries(suites).filter(([name]) => wanted.length === 0 || wanted.includes(name));
-ensureDebianPackages([...new Set(selected.flatMap(([, suite]) => suite.debianPackages ?? []))]);
+ensureDebianPackages([...new Set(selected.flatMap(([, suite]) => suite.debianPackages ?? []))], "benchmarks");
 for (const [name, suite] of selected) {
   console.log(`\n=== ${name} ===`);
   await (await suite.load()).run();

@@ -7,16 +7,33 @@ import { AppError } from "../errors.ts";
  */
 export const maxJsonDepth = 64;
 
-const [quote, backslash, openBracket, openBrace, closeBracket, closeBrace] = [34, 92, 91, 123, 93, 125];
+/**
+ * How many values (array elements, object members, containers) one JSON body may hold. The
+ * largest real body, a full export at the dictionary's and vocabulary's entry limits, holds under
+ * 600,000; parsing costs time and memory per value, so a body of millions of tiny values (a 32 MiB
+ * array of numbers is 16 million) is refused before it is parsed.
+ */
+export const maxJsonValues = 1_000_000;
+
+const [quote, backslash, comma] = [34, 92, 44];
+const [openBracket, openBrace, closeBracket, closeBrace] = [91, 123, 93, 125];
+
+/** What one pass over a JSON text finds: its deepest nesting and about how many values it holds. */
+export interface JsonShape {
+  depth: number;
+  values: number;
+}
 
 /**
- * The depth of the deepest array or object in the JSON text `text` (a scalar is 0), in one pass
- * over its characters that allocates nothing; stops counting just past `maxJsonDepth`. Walking the
- * parsed value instead cost seconds and a GiB for a 16 MiB array. `text` must be valid JSON.
+ * The depth of the deepest array or object (a scalar is 0) and the number of values (separators
+ * plus containers, outside strings) of the JSON text `text`, in one pass that allocates nothing;
+ * it stops as soon as either passes its limit. Walking the parsed value instead cost seconds and a
+ * GiB for a 16 MiB array.
  */
-export function jsonTextDepth(text: string): number {
+export function jsonShape(text: string, limits = { depth: maxJsonDepth, values: maxJsonValues }): JsonShape {
   let depth = 0;
   let deepest = 0;
+  let values = 0;
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (char === quote) {
@@ -28,53 +45,34 @@ export function jsonTextDepth(text: string): number {
       }
     } else if (char === openBracket || char === openBrace) {
       depth++;
+      values++;
       if (depth > deepest) deepest = depth;
-      if (deepest > maxJsonDepth) return deepest;
+      if (deepest > limits.depth || values > limits.values) break;
     } else if (char === closeBracket || char === closeBrace) {
       depth--;
+    } else if (char === comma) {
+      values++;
+      if (values > limits.values) break;
     }
   }
-  return deepest;
+  return { depth: deepest, values };
 }
 
-/**
- * How many values (array elements, object members, containers) one JSON body may hold. The
- * largest real body, a full export at the dictionary's and vocabulary's entry limits, holds under
- * 600,000; parsing costs time and memory per value, so a body of millions of tiny values (a 32 MiB
- * array of numbers is 16 million) is refused before it is parsed.
- */
-export const maxJsonValues = 1_000_000;
+/** The depth of the deepest array or object in the JSON text (a scalar is 0); see `jsonShape`. */
+export const jsonTextDepth = (text: string): number =>
+  jsonShape(text, { depth: maxJsonDepth, values: Number.POSITIVE_INFINITY }).depth;
 
-const comma = 44;
-
-/**
- * About how many values the JSON text holds (separators plus containers, outside strings), in one
- * pass that allocates nothing; stops counting just past `limit`.
- */
-export function jsonValueCount(text: string, limit = maxJsonValues): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (char === quote) {
-      for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i);
-        if (inner === backslash) i++;
-        else if (inner === quote) break;
-      }
-    } else if (char === comma || char === openBracket || char === openBrace) {
-      count++;
-      if (count > limit) return count;
-    }
-  }
-  return count;
-}
+/** About how many values the JSON text holds, counted to just past `limit`; see `jsonShape`. */
+export const jsonValueCount = (text: string, limit = maxJsonValues): number =>
+  jsonShape(text, { depth: Number.POSITIVE_INFINITY, values: limit }).values;
 
 /**
  * Parses a JSON body: more than `maxJsonValues` values → 413 `payload_too_large` (before parsing),
  * malformed → 400 `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`.
  */
 export function parseJsonBody(text: string, malformed: string): unknown {
-  if (jsonValueCount(text) > maxJsonValues) {
+  const shape = jsonShape(text);
+  if (shape.values > maxJsonValues) {
     throw new AppError(
       "payload_too_large",
       `A JSON body may hold at most ${maxJsonValues} values (array elements and object members).`,
@@ -87,7 +85,7 @@ export function parseJsonBody(text: string, malformed: string): unknown {
   } catch {
     throw new AppError("invalid_json", malformed);
   }
-  if (jsonTextDepth(text) > maxJsonDepth) {
+  if (shape.depth > maxJsonDepth) {
     throw new AppError("json_too_deep", `JSON may nest at most ${maxJsonDepth} arrays or objects deep.`, {
       details: { limit: maxJsonDepth },
     });

@@ -26,6 +26,13 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Points the app at a real OpenAI-compatible server on this machine (`upstream`). */
+function useRemote(app: TestApp, upstream: { port: number | undefined }): void {
+  app.services.settings.set("stt_engine", "remote");
+  app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+  app.services.settings.set("remote_stt_model", "whisper-1");
+}
+
 type Body = Record<string, unknown> & { text: string; raw: string; timings: Record<string, number> };
 
 function sphinxApp(): TestApp {
@@ -184,9 +191,7 @@ describe("POST /api/transcribe input errors", () => {
       },
     });
     const app = createTestApp();
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     const { res, body } = await transcribe(app, encodeWav(new Float32Array(16_000 * 2)), "audio/wav");
     expect(res.status).toBe(200);
     expect(body.text).toBe("");
@@ -204,9 +209,7 @@ describe("POST /api/transcribe input errors", () => {
       fetch: () => Response.json({ text: " um so I I think we should ship it" }),
     });
     const app = createTestApp();
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
     expect(res.status).toBe(200);
     expect(body.engine).toBe("remote");
@@ -221,9 +224,7 @@ describe("POST /api/transcribe input errors", () => {
       fetch: () => Response.json({ text: "(music) ship it (laughs) today *applause* [BLANK_AUDIO]" }),
     });
     const app = createTestApp();
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     for (const mode of ["off", "basic"] as const) {
       app.services.settings.set("cleanup_mode", mode);
       const { body } = await transcribe(app, goforwardWav, "audio/wav");
@@ -248,9 +249,7 @@ describe("POST /api/transcribe input errors", () => {
       },
     });
     const app = createTestApp();
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     const three = () => Promise.all([1, 2, 3].map(() => transcribe(app, goforwardWav, "audio/wav")));
     for (const { res } of await three()) expect(res.status).toBe(200);
     expect(peak).toBe(1);
@@ -272,9 +271,7 @@ describe("POST /api/transcribe input errors", () => {
       },
     });
     const app = createTestApp();
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     await app.json("/api/vocabulary", "POST", { term: "Kubernetes" });
     await transcribe(app, goforwardWav, "audio/wav");
     await app.json("/api/vocabulary", "POST", { term: "PostgreSQL" });
@@ -334,9 +331,7 @@ describe("POST /api/transcribe scheduling limits", () => {
         return Response.json({ text: "slow but sure" });
       },
     });
-    app.services.settings.set("stt_engine", "remote");
-    app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-    app.services.settings.set("remote_stt_model", "whisper-1");
+    useRemote(app, upstream);
     return upstream;
   }
 

@@ -1,5 +1,5 @@
-// Debian packages a benchmark needs, installed the way `npm test` installs the suite's (see
-// scripts/test.ts): by apt-get when running as root, otherwise named with the command to run.
+// Debian packages the tests or a benchmark need: installed by apt-get when running as root,
+// otherwise named with the command to run.
 function installed(name: string): boolean {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax, not a template.
   const probe = Bun.spawnSync(["dpkg-query", "-W", "-f=${Status}", name], { stderr: "ignore" });
@@ -7,7 +7,7 @@ function installed(name: string): boolean {
 }
 
 /** Installs the missing ones as root; otherwise prints how to and exits 1. */
-export function ensureDebianPackages(names: string[]): void {
+export function ensureDebianPackages(names: string[], purpose: "tests" | "benchmarks"): void {
   if (names.length === 0) return;
   if (Bun.which("dpkg-query") === null) {
     console.warn(`Not a Debian system: make sure these are installed: ${names.join(" ")}`);
@@ -18,11 +18,11 @@ export function ensureDebianPackages(names: string[]): void {
   const command = ["apt-get", "install", "-y", "--no-install-recommends", ...missing];
   if (process.getuid?.() !== 0) {
     console.error(
-      `The benchmarks need these Debian packages: ${missing.join(" ")}\nInstall them with: sudo ${command.join(" ")}`,
+      `The ${purpose} need these Debian packages: ${missing.join(" ")}\nInstall them with: sudo ${command.join(" ")}`,
     );
     process.exit(1);
   }
-  console.log(`Installing benchmark packages: ${missing.join(" ")}`);
+  console.log(`Installing ${purpose === "tests" ? "test" : "benchmark"} packages: ${missing.join(" ")}`);
   for (const step of [["apt-get", "update", "-qq"], command]) {
     const result = Bun.spawnSync(step, {
       stdout: "inherit",
