@@ -150,6 +150,8 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     events,
     installer,
     reload,
+    // A settings change queues a reload when one is running, or starts one: either began after it.
+    reloaded: () => queued ?? running ?? reload(),
     list,
   });
 

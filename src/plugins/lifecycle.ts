@@ -58,6 +58,11 @@ export function createLifecycle(deps: {
   events: EventBus;
   installer: Installer | undefined;
   reload(): Promise<void>;
+  /**
+   * Settles when plugins reflect a change just made to the settings: the reload that change set
+   * off, not one more after it (which would run every setup() twice).
+   */
+  reloaded(): Promise<void>;
   list(): Promise<PluginStatus[]>;
 }): PluginLifecycle {
   const { settings, events } = deps;
@@ -81,10 +86,19 @@ export function createLifecycle(deps: {
       const wasEnabled = wasListed && !disabled.has(name);
       if (enable) disabled.delete(name);
       else if (!wasEnabled) disabled.add(name);
+      let changed = false;
       // disabled_plugins first: listing it must never load it, not even for one reload.
-      if (disabled.has(name) !== settings.disabled().includes(name)) settings.setDisabled([...disabled]);
-      if (!wasListed) settings.setEntries([...settings.entries(), name]);
-      await deps.reload();
+      if (disabled.has(name) !== settings.disabled().includes(name)) {
+        settings.setDisabled([...disabled]);
+        changed = true;
+      }
+      if (!wasListed) {
+        settings.setEntries([...settings.entries(), name]);
+        changed = true;
+      }
+      // The files were swapped before the settings changed, so that change's reload loads them;
+      // new code under unchanged settings needs a reload of its own.
+      await (changed ? deps.reloaded() : deps.reload());
       const plugin = await statusOf(name);
       events.publish("plugins.installed", { name, version: result.version, enabled: plugin.enabled });
       return { plugin, created: !result.replaced };
@@ -94,17 +108,22 @@ export function createLifecycle(deps: {
       const folder = locatePackage(await scanPluginsDir(deps.pluginsDir), deps.pluginsDir, specifier);
       const wasListed = listedNames().includes(specifier);
       if (!wasListed && !folder) throw notFound(`Plugin "${specifier}" is neither listed nor installed.`);
-      if (wasListed)
-        settings.setEntries(settings.entries().filter((entry) => parseEntry(entry).name !== specifier));
-      if (settings.disabled().includes(specifier)) {
-        settings.setDisabled(settings.disabled().filter((name) => name !== specifier));
-      }
+      // Files first: the reload the settings change sets off must not find them.
       if (folder) {
         if (deps.installer) await deps.installer.remove(specifier, folder.dir);
         else await rm(folder.dir, { recursive: true, force: true });
       }
       const purged = purge ? deps.storage.purge(specifier) : 0;
-      await deps.reload();
+      let changed = false;
+      if (wasListed) {
+        settings.setEntries(settings.entries().filter((entry) => parseEntry(entry).name !== specifier));
+        changed = true;
+      }
+      if (settings.disabled().includes(specifier)) {
+        settings.setDisabled(settings.disabled().filter((name) => name !== specifier));
+        changed = true;
+      }
+      await (changed ? deps.reloaded() : deps.reload());
       events.publish("plugins.uninstalled", { name: specifier, purged: purge });
       return { name: specifier, purged };
     },
@@ -113,16 +132,22 @@ export function createLifecycle(deps: {
       const target = pickBySlug(await deps.list(), slug, wanted);
       const { name } = target;
       const disabled = settings.disabled();
+      let changed = false;
       if (enabled) {
-        if (disabled.includes(name)) settings.setDisabled(disabled.filter((item) => item !== name));
+        if (!target.listed) assertPackageName(name);
+        if (disabled.includes(name)) {
+          settings.setDisabled(disabled.filter((item) => item !== name));
+          changed = true;
+        }
         if (!target.listed) {
-          assertPackageName(name);
           settings.setEntries([...settings.entries(), name]);
+          changed = true;
         }
       } else if (target.listed && !disabled.includes(name)) {
         settings.setDisabled([...disabled, name]);
+        changed = true;
       }
-      await deps.reload();
+      await (changed ? deps.reloaded() : deps.reload());
       return statusOf(name);
     },
   };

@@ -78,3 +78,27 @@ describe("switching plugins on and off", () => {
     expect(app.plugins.find("fx-transform")).toBeUndefined();
   });
 });
+
+describe("one reload per change", () => {
+  // fx-storage counts its setup() runs in its storage ("boots"): each runs once per load.
+  const boots = async (app: Awaited<ReturnType<typeof startPluginApp>>) =>
+    ((await (await app.request("/api/plugins/fx-storage/values/boots")).json()) as { value: number }).value;
+
+  test("enabling a plugin runs its setup once", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-storage"],
+      entries: ["@fx/storage"],
+      disabled: ["@fx/storage"],
+    });
+    expect((await app.request("/api/plugins/fx-storage/enable", { method: "POST" })).status).toBe(200);
+    expect(await boots(app)).toBe(1);
+  });
+
+  test("disabling and enabling again runs setup once more, not twice", async () => {
+    const app = await startPluginApp({ fixtures: ["fx-storage"], entries: ["@fx/storage"] });
+    expect(await boots(app)).toBe(1);
+    await app.request("/api/plugins/fx-storage/disable", { method: "POST" });
+    await app.request("/api/plugins/fx-storage/enable", { method: "POST" });
+    expect(await boots(app)).toBe(2);
+  });
+});
