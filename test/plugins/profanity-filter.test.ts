@@ -96,6 +96,25 @@ describe("@svc/profanity-filter", () => {
     expect(await runPluginHooks(app, "heck")).toBe("heck");
   });
 
+  test("a word storage refuses (413 list_too_large) is not kept: the live list equals the stored one", async () => {
+    const app = await filterApp();
+    const alternatives = Array.from({ length: 20 }, (_, i) => `${"x".repeat(95)}${i}`);
+    let refused: string | undefined;
+    // Long alternatives fill the plugin's storage value within a few hundred words.
+    for (let i = 0; i < 2000 && refused === undefined; i++) {
+      const word = `word${i}`;
+      const res = await app.json(route, "POST", { word, alternatives });
+      if (res.status === 413) {
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("list_too_large");
+        refused = word;
+      } else expect(res.status).toBe(201);
+    }
+    expect(refused).toBeDefined();
+    const list = (await (await app.request(route)).json()) as { replacements: { word: string }[] };
+    expect(list.replacements.some((entry) => entry.word === refused)).toBe(false);
+    expect(await runPluginHooks(app, `${refused}`)).toBe(`${refused}`);
+  });
+
   test.each([
     ["malformed JSON", "{", 400, "invalid_json"],
     ["no word", JSON.stringify({ alternatives: ["x"] }), 400, "invalid_request"],

@@ -101,12 +101,13 @@ async function loadList(storage, logger) {
   const usable = typeof stored === "object" && stored !== null && !Array.isArray(stored);
   let map = usable ? cleanList(stored) : copyDefaults();
   let matcher = compileMatcher(map);
-  const save = async () => {
+  const commit = async (next) => {
+    await storage.set(storageKey, Object.fromEntries(next));
+    map = next;
     matcher = compileMatcher(map);
-    await storage.set(storageKey, Object.fromEntries(map));
   };
   if (!usable) {
-    await save();
+    await commit(map);
     logger.info(`loaded the default list of ${map.size} words`);
   }
   return {
@@ -114,18 +115,17 @@ async function loadList(storage, logger) {
     has: (word) => map.has(normaliseWord(word)),
     matcher: () => matcher,
     async put(word, alternatives) {
-      map.set(normaliseWord(word), alternatives);
-      await save();
+      await commit(new Map(map).set(normaliseWord(word), alternatives));
     },
     async remove(word) {
-      const removed = map.delete(normaliseWord(word));
+      const next = new Map(map);
+      const removed = next.delete(normaliseWord(word));
       if (removed)
-        await save();
+        await commit(next);
       return removed;
     },
     async reset() {
-      map = copyDefaults();
-      await save();
+      await commit(copyDefaults());
     }
   };
 }

@@ -11,7 +11,10 @@ export interface ReplacementList {
   entries(): { word: string; alternatives: string[] }[];
   has(word: string): boolean;
   matcher(): Matcher;
-  /** Each mutation rebuilds the matcher and saves the whole list. */
+  /**
+   * Each mutation saves the whole changed list, then rebuilds the matcher: a change storage refuses
+   * (too large) is not applied, so the live list always equals the stored one.
+   */
   put(word: string, alternatives: string[]): Promise<void>;
   remove(word: string): Promise<boolean>;
   reset(): Promise<void>;
@@ -41,12 +44,14 @@ export async function loadList(storage: PluginStorage, logger: PluginLogger): Pr
   const usable = typeof stored === "object" && stored !== null && !Array.isArray(stored);
   let map = usable ? cleanList(stored) : copyDefaults();
   let matcher = compileMatcher(map);
-  const save = async () => {
+  /** Stores `next`; only then does it become the live list. */
+  const commit = async (next: Map<string, string[]>) => {
+    await storage.set(storageKey, Object.fromEntries(next));
+    map = next;
     matcher = compileMatcher(map);
-    await storage.set(storageKey, Object.fromEntries(map));
   };
   if (!usable) {
-    await save();
+    await commit(map);
     logger.info(`loaded the default list of ${map.size} words`);
   }
   return {
@@ -57,17 +62,16 @@ export async function loadList(storage: PluginStorage, logger: PluginLogger): Pr
     has: (word) => map.has(normaliseWord(word)),
     matcher: () => matcher,
     async put(word, alternatives) {
-      map.set(normaliseWord(word), alternatives);
-      await save();
+      await commit(new Map(map).set(normaliseWord(word), alternatives));
     },
     async remove(word) {
-      const removed = map.delete(normaliseWord(word));
-      if (removed) await save();
+      const next = new Map(map);
+      const removed = next.delete(normaliseWord(word));
+      if (removed) await commit(next);
       return removed;
     },
     async reset() {
-      map = copyDefaults();
-      await save();
+      await commit(copyDefaults());
     },
   };
 }
