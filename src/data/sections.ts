@@ -1,11 +1,11 @@
 import type * as v from "valibot";
-import { type DataSection, defineSection } from "./transfer.ts";
 import type { DictionaryRepo } from "../db/dictionary-repo.ts";
 import type { FormatsRepo } from "../db/formats-repo.ts";
 import type { VocabularyRepo } from "../db/vocabulary-repo.ts";
-import { dictionaryItemSchema, dictionaryLimits } from "../lexicon/dictionary-schemas.ts";
 import { formatItemSchema, formatLimits } from "../formats/schemas.ts";
+import { dictionaryItemSchema, dictionaryLimits } from "../lexicon/dictionary-schemas.ts";
 import { vocabularyItemSchema, vocabularyLimits } from "../lexicon/vocabulary-schemas.ts";
+import { type DataSection, defineSection } from "./transfer.ts";
 
 /**
  * The lists in an export document, in document order. Each validates with the schema and limits
