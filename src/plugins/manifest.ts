@@ -126,8 +126,32 @@ export class ManifestError extends Error {
 const depNames = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(String) : value && typeof value === "object" ? Object.keys(value) : [];
 
+/**
+ * The message for a package.json without an `svc` field: valibot's would read `Invalid key:
+ * Expected "svc"`. A manifest carried under another name (a plugin written for another host) is
+ * named, so the author knows what to rename.
+ */
+function missingManifest(json: Record<string, unknown>): string | undefined {
+  if (Object.hasOwn(json, "svc")) return undefined;
+  const elsewhere = Object.entries(json).find(
+    ([, value]) =>
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      ("contributes" in value || "icon" in value),
+  );
+  const hint = elsewhere
+    ? `; this package.json has one under "${elsewhere[0]}": rename that field to "svc"`
+    : ': add "svc": {} (with contributes.pages for UI pages) to package.json';
+  return `invalid package.json: the "svc" field (the plugin manifest) is missing${hint}`;
+}
+
 /** Validates parsed `package.json` content. */
 export function parseManifest(json: unknown): PluginManifest {
+  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
+    const missing = missingManifest(json as Record<string, unknown>);
+    if (missing) throw new ManifestError(missing);
+  }
   const result = v.safeParse(manifestSchema, json);
   if (!result.success) {
     const issues = describeIssues(result.issues).map((issue) =>
