@@ -143,20 +143,21 @@ function missingManifest(json: Record<string, unknown>): string | undefined {
   const hint = elsewhere
     ? `; this package.json has one under "${elsewhere[0]}": rename that field to "svc"`
     : ': add "svc": {} (with contributes.pages for UI pages) to package.json';
-  return `invalid package.json: the "svc" field (the plugin manifest) is missing${hint}`;
+  return `the "svc" field (the plugin manifest) is missing${hint}`;
 }
 
 /** Validates parsed `package.json` content. */
 export function parseManifest(json: unknown): PluginManifest {
-  if (typeof json === "object" && json !== null && !Array.isArray(json)) {
-    const missing = missingManifest(json as Record<string, unknown>);
-    if (missing) throw new ManifestError(missing);
-  }
+  const missing =
+    typeof json === "object" && json !== null && !Array.isArray(json)
+      ? missingManifest(json as Record<string, unknown>)
+      : undefined;
   const result = v.safeParse(manifestSchema, json);
   if (!result.success) {
-    const issues = describeIssues(result.issues).map((issue) =>
-      issue.path ? `${issue.path}: ${issue.message}` : issue.message,
-    );
+    const issues = describeIssues(result.issues).map((issue) => {
+      if (issue.path === "svc" && missing) return missing;
+      return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
+    });
     throw new ManifestError(`invalid package.json: ${issues.join("; ")}`);
   }
   const out = result.output;
