@@ -121,6 +121,21 @@ export interface PluginContext {
   readonly mode: PluginMode;
   readonly storage: PluginStorage;
   readonly logger: PluginLogger;
+  /**
+   * The options from the `plugins` setting (`{}` when none), frozen: the same values the factory
+   * received, for code that runs later.
+   */
+  readonly options: Readonly<PluginOptions>;
+  /**
+   * The plugin's own folder for files (created on first call, inside svc's plugins folder as
+   * `.data/<slug>`); it is kept when the plugin is updated or reinstalled.
+   *
+   * @example
+   * ```ts
+   * const cache = join(await ctx.dataDir(), "cache.json");
+   * ```
+   */
+  dataDir(): Promise<string>;
 }
 
 /**
@@ -472,3 +487,15 @@ export declare function definePlugin<O extends object>(factory: PluginFactory<O>
  * ```
  */
 export declare function getBridge(): SvcBridge | undefined;
+
+/**
+ * The slug svc derives from a package name, by the host's own rule: the name without `@`, every
+ * run of other characters than a-z, A-Z, 0-9 one `-`, trimmed, lowercased. A plugin's routes live
+ * under `/api/plugins/<slug>/`.
+ *
+ * @example
+ * ```ts
+ * pluginSlug("@svc/profanity-filter"); // "svc-profanity-filter"
+ * ```
+ */
+export declare function pluginSlug(name: string): string;

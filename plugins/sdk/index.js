@@ -37,3 +37,12 @@ export function getBridge() {
   const bridge = typeof globalThis === "object" ? globalThis.svc : undefined;
   return bridge && typeof bridge.api === "function" ? bridge : undefined;
 }
+
+// The host's rule (src/plugins/slug.ts); test/plugins/sdk-conformance.test.ts checks they agree.
+export function pluginSlug(name) {
+  return String(name)
+    .replace(/^@/, "")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .toLowerCase();
+}

@@ -175,6 +175,7 @@ export async function loadAll(
         slug: status.slug,
         options,
         generation,
+        pluginsDir: deps.pluginsDir,
         storage: createPluginStorage(deps.storage, name, deps.storageLimits),
         logger: deps.logger,
         timeouts: deps.timeouts,

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MiddlewareHandler } from "hono";
 import { reasonOf } from "../errors.ts";
@@ -24,6 +24,8 @@ export interface LoadRequest {
   manifest: PluginManifest;
   slug: string;
   options: Readonly<Record<string, unknown>>;
+  /** The plugins directory: a plugin's data folder is `.data/<slug>` in it. */
+  pluginsDir: string;
   /** Distinguishes this load's module URL from earlier ones, so rebuilt code is imported. */
   generation: number;
   storage: PluginStorage;
@@ -97,6 +99,9 @@ export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
     // without touching the stored setting or what its next load receives.
     checkPlugin(await (factory as (options: unknown) => unknown)(structuredClone(request.options))),
   );
+  // The plugin's own folder for files (caches, models, exports): a dot folder of the plugins
+  // directory, which the host never loads from, kept when the plugin is updated.
+  const dataPath = join(request.pluginsDir, ".data", slug);
   const ctx = Object.freeze({
     name: manifest.name,
     slug,
@@ -104,10 +109,24 @@ export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
     mode: "server" as const,
     storage: request.storage,
     logger: pluginLogger(request.logger, manifest.name),
+    options: deepFreeze(structuredClone(request.options)),
+    dataDir: async () => {
+      await mkdir(dataPath, { recursive: true });
+      return dataPath;
+    },
   });
   const setup = plugin.setup;
   if (setup) await step("setup", timeouts.setupMs, () => setup(ctx));
   return { name: manifest.name, slug, dir, manifest, plugin };
+}
+
+/** A frozen value, nested objects too: the options a plugin reads through its context. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** Calls a plugin's dispose; returns why it failed, if it did. */

@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
 
 describe("loading plugins from the plugins setting", () => {
@@ -107,5 +109,31 @@ describe("loading plugins from the plugins setting", () => {
       entries: ["@fx/transform", "@fx/transform"],
     });
     expect(app.plugins.hooks()).toHaveLength(1);
+  });
+});
+
+describe("the setup context", () => {
+  test("gives the plugin its frozen options, its data folder (created on demand) and its base path", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-context"],
+      entries: [["@fx/context", { greeting: "hi", nested: { n: 1 } }]],
+    });
+    const res = await app.request("/api/plugins/fx-context/context");
+    expect(res.status).toBe(200);
+    const seen = (await res.json()) as {
+      options: Record<string, unknown>;
+      dataDir: string;
+      basePath: string;
+      slug: string;
+      frozen: boolean;
+    };
+    expect(seen.options).toEqual({ greeting: "hi", nested: { n: 1 } });
+    expect(seen.frozen).toBe(true);
+    expect(seen.dataDir).toBe(join(app.pluginsDir, ".data", "fx-context"));
+    expect(readFileSync(join(seen.dataDir, "hello.txt"), "utf8")).toBe("hello");
+    expect(seen.basePath).toBe("/api/plugins/fx-context");
+    expect(seen.slug).toBe("fx-context");
+    // The data folder is the host's: it is never taken for a plugin.
+    expect((await app.plugins.list()).map((plugin) => plugin.name)).toEqual(["@fx/context"]);
   });
 });

@@ -5,7 +5,9 @@ import type {
   AfterCleanupInput as SdkInput,
   AfterCleanupOutput as SdkOutput,
 } from "../../plugins/sdk/index.js";
+import { pluginSlug } from "../../plugins/sdk/index.js";
 import type { AfterCleanupHook, AppContext, HookInput, HookOutput } from "../../src/plugins/hooks.ts";
+import { pluginSlug as hostSlug } from "../../src/plugins/slug.ts";
 
 // The SDK's hook types (what plugin authors compile against) and the host's (what the pipeline
 // runs) are written apart: one is a published .d.ts. These equalities fail `tsc` the moment they
@@ -21,4 +23,18 @@ const conforms: [
 
 test("the SDK's hook types are the host's (checked by tsc)", () => {
   expect(conforms).toEqual([true, true, true, true]);
+});
+
+test("the SDK's pluginSlug gives the host's slug", () => {
+  const names = [
+    "@svc/profanity-filter",
+    "plain",
+    "@a/b_c",
+    "a--b",
+    "@Scope/Name.JS",
+    "x__y__",
+    "-a-",
+    "@x/ü-name",
+  ];
+  for (const name of names) expect(pluginSlug(name)).toBe(hostSlug(name));
 });
