@@ -34,7 +34,11 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
              fetches from SVC_NPM_REGISTRY and leaves the plugin off unless --enable; uninstall
              keeps the plugin's stored data unless --purge.
 
-The plugins folder is SVC_PLUGINS_DIR, default plugins/ beside SVC_DB_PATH.`,
+The plugins folder is SVC_PLUGINS_DIR, default plugins/ beside SVC_DB_PATH; link and unlink need
+one of them. They then ask the server at SVC_URL (or --url) to reload.
+
+Exit status: 0 done; 1 failed (reload: a plugin failed to load); 2 usage; 3 link or unlink changed
+the plugins folder but no server answered to reload (the change applies at its next reload).`,
   models: `Usage: svc models list
        svc models pull NAME [--url URL [--sha256 HEX] [--size BYTES]]
        svc models rm NAME

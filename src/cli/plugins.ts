@@ -95,13 +95,24 @@ async function resolvePlugin(base: string, target: string): Promise<PluginStatus
   return only;
 }
 
-/** After link/unlink: a running server picks the change up now rather than at its next reload. */
-async function reloadQuietly(base: string, io: PluginsCliIo): Promise<void> {
+/** Exit status of link/unlink when the files changed but no server picked the change up. */
+const notApplied = 3;
+
+/**
+ * After link/unlink: a running server picks the change up now rather than at its next reload.
+ * False (and a line on stderr saying what to do) when no server at `base` reloaded.
+ */
+async function reloadServer(base: string, io: PluginsCliIo): Promise<boolean> {
   try {
     await call(base, "POST", "/api/plugins/reload");
     io.stdout.write(`the server at ${base} reloaded its plugins\n`);
-  } catch {
-    io.stdout.write(`no server reloaded: run "svc plugins reload" (or restart svc) to apply\n`);
+    return true;
+  } catch (error) {
+    io.stderr.write(
+      `svc: no server reloaded (${reasonOf(error)}); the change applies at svc's next reload or start. ` +
+        "Point SVC_URL (or --url) at the server, or run svc plugins reload.\n",
+    );
+    return false;
   }
 }
 
@@ -167,8 +178,7 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
         }
         io.stdout.write(`turn it on with: svc plugins enable ${result.devName}\n`);
       }
-      await reloadQuietly(base, io);
-      return 0;
+      return (await reloadServer(base, io)) ? 0 : notApplied;
     }
     case "list": {
       const { items } = (await call(base, "GET", "/api/plugins")) as { items: PluginStatus[] };
@@ -202,7 +212,11 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
     case "reload": {
       const { items } = (await call(base, "POST", "/api/plugins/reload")) as { items: PluginStatus[] };
       for (const item of items) io.stdout.write(describe(item));
-      return 0;
+      const failed = items.filter((item) => item.error);
+      if (failed.length === 0) return 0;
+      throw new CliError(
+        `${failed.length} plugin(s) failed to load: ${failed.map((item) => item.name).join(", ")}`,
+      );
     }
     default:
       throw new CliError(usage, 2);

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
 import { runBinary } from "../helpers/binary.ts";
-import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
+import { fixturesDir, type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { startRegistry } from "../helpers/registry-server.ts";
 
 let registry: Awaited<ReturnType<typeof startRegistry>>;
@@ -80,6 +81,36 @@ describe("svc plugins against a running server", () => {
     },
     30_000,
   );
+
+  test("reload exits 1 and names the plugins that failed to load", async () => {
+    const failing = await startPluginApp({
+      pluginsDir: pluginsDirWith("fx-throws-setup", "fx-transform"),
+      entries: ["@fx/throws-setup", "@fx/transform"],
+    });
+    const failingServer = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => failing.app.fetch(r) });
+    try {
+      const result = await cliAt(failingServer, {}, "reload");
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("@fx/transform");
+      expect(result.stderr).toContain("1 plugin(s) failed to load: @fx/throws-setup");
+    } finally {
+      failingServer.stop(true);
+    }
+  });
+
+  test("link with no server to reload says so and exits 3", async () => {
+    const source = mkdtempSync(join(tmpdir(), "svc-link-source-"));
+    cpSync(join(fixturesDir, "fx-transform"), source, { recursive: true });
+    const result = await cliWith(
+      { SVC_PLUGINS_DIR: mkdtempSync(join(tmpdir(), "svc-link-plugins-")), SVC_URL: "http://127.0.0.1:9" },
+      "link",
+      source,
+      "--no-build",
+    );
+    expect(result.stdout).toContain("linked @fx/transform as @fx/transform-dev [DEV]");
+    expect(result.stderr).toContain("no server reloaded");
+    expect(result.code).toBe(3);
+  });
 
   test("usage errors exit 2", async () => {
     expect((await cli("frobnicate")).code).toBe(2);
