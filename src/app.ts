@@ -64,7 +64,13 @@ export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
   return { ...services, plugins, models, dictation, db, events, ...http, docs: createApiDocs() };
 }
 
-const importPaths = new Set(["/api/import", "/api/dictionary/import", "/api/vocabulary/import"]);
+// A plugin tarball is at most 10 MiB: it takes the import limit, not the JSON one.
+const importPaths = new Set([
+  "/api/import",
+  "/api/dictionary/import",
+  "/api/vocabulary/import",
+  "/api/plugins/install",
+]);
 const pluginManagement = /^\/api\/plugins\/(install|uninstall|reload|[^/]+\/(enable|disable))\/?$/;
 
 /**

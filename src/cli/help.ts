@@ -20,6 +20,7 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
        svc plugins unlink [DIR]
        svc plugins list | reload
        svc plugins install NAME [--version|-v V] [--enable]
+       svc plugins install ./plugin.tgz | ./folder [--enable]
        svc plugins uninstall NAME [--purge]
        svc plugins enable NAME | disable NAME
 
@@ -31,7 +32,9 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
   list, install, uninstall, enable, disable, reload
              ask the running server (SVC_URL or --url; default http://HOST:PORT). enable and
              disable take a package name, or a slug that only one package has. install
-             fetches from SVC_NPM_REGISTRY and leaves the plugin off unless --enable; uninstall
+             fetches from SVC_NPM_REGISTRY (a path, ./x.tgz or a plugin folder, is sent to the
+             server as a tarball instead, through the same checks) and leaves the plugin off
+             unless --enable; uninstall
              keeps the plugin's stored data unless --purge.
 
 The plugins folder is SVC_PLUGINS_DIR, default plugins/ beside SVC_DB_PATH; link and unlink need

@@ -1,5 +1,7 @@
-import { resolve } from "node:path";
+import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join, normalize, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
+import { packTar, type TarEntry } from "modern-tar";
 import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
@@ -30,6 +32,51 @@ function serverUrl(env: Env, flag: string | undefined): string {
   return `http://${dialHost(env.HOST ?? "127.0.0.1")}:${env.PORT ?? "4649"}`;
 }
 
+/**
+ * The file or folder `target` names when it is a path (`./plugin.tgz`, `../shout`, `/abs`), not a
+ * package name; undefined for a package name.
+ */
+function localPackage(cwd: string, target: string): { path: string; folder: boolean } | undefined {
+  if (!/^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/])/.test(target) && !/\.(tgz|tar\.gz)$/.test(target))
+    return undefined;
+  const path = resolve(cwd, target);
+  try {
+    return { path, folder: statSync(path).isDirectory() };
+  } catch {
+    throw new CliError(`there is no file or folder at ${path}`);
+  }
+}
+
+/**
+ * The bytes to send: a tarball as it is, or a plugin folder packed as \`npm pack\` would pack it
+ * (package.json and the paths its "files" names, default dist/; links are left out).
+ */
+async function tarballOf(source: { path: string; folder: boolean }): Promise<Uint8Array<ArrayBuffer>> {
+  if (!source.folder) return new Uint8Array(readFileSync(source.path));
+  const manifest = JSON.parse(readFileSync(join(source.path, "package.json"), "utf8")) as { files?: unknown };
+  const listed = Array.isArray(manifest.files)
+    ? manifest.files.filter((f) => typeof f === "string")
+    : ["dist"];
+  const entries: TarEntry[] = [];
+  const add = (relative: string) => {
+    const full = join(source.path, relative);
+    const info = lstatSync(full, { throwIfNoEntry: false });
+    if (!info || info.isSymbolicLink()) return;
+    if (info.isDirectory()) {
+      for (const name of readdirSync(full).sort()) add(join(relative, name));
+    } else if (info.isFile()) {
+      const body = readFileSync(full);
+      entries.push({
+        header: { name: `package/${relative.split(sep).join("/")}`, size: body.length, type: "file" },
+        body,
+      });
+    }
+  };
+  add("package.json");
+  for (const item of listed) add(normalize(item).replace(/^(\.\.[\\/])+/, ""));
+  return Bun.gzipSync(await packTar(entries));
+}
+
 class CliError extends Error {
   constructor(
     message: string,
@@ -46,11 +93,14 @@ async function call(
   body?: unknown,
 ): Promise<Record<string, unknown>> {
   let response: Response;
+  const tarball = body instanceof Uint8Array;
   try {
     response = await fetch(`${base}${path}`, {
       method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers:
+        body === undefined ? {} : { "content-type": tarball ? "application/gzip" : "application/json" },
+      body:
+        body === undefined ? undefined : tarball ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body),
       signal: AbortSignal.timeout(120_000),
     });
   } catch {
@@ -187,8 +237,21 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
       return 0;
     }
     case "install": {
-      const body = { npmName: needTarget(), version: values.version, enable: values.enable === true };
-      const { plugin } = (await call(base, "POST", "/api/plugins/install", body)) as { plugin: PluginStatus };
+      const source = localPackage(io.cwd, needTarget());
+      const { plugin } = (
+        source
+          ? await call(
+              base,
+              "POST",
+              `/api/plugins/install?enable=${values.enable === true}`,
+              await tarballOf(source),
+            )
+          : await call(base, "POST", "/api/plugins/install", {
+              npmName: needTarget(),
+              version: values.version,
+              enable: values.enable === true,
+            })
+      ) as { plugin: PluginStatus };
       io.stdout.write(describe(plugin));
       if (!plugin.enabled) io.stdout.write(`installed but off: svc plugins enable ${plugin.name}\n`);
       return 0;

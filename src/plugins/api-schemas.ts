@@ -9,6 +9,10 @@ export const installBody = v.object({
   enable: v.optional(v.boolean("enable must be true or false")),
 });
 
+export const installQuery = v.object({
+  enable: v.optional(v.picklist(["true", "false"], 'enable must be "true" or "false"')),
+});
+
 export const uninstallBody = v.object({
   specifier: v.pipe(v.string("specifier must be a string"), v.minLength(1), v.maxLength(300)),
   purge: v.optional(v.boolean("purge must be true or false")),

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { readFolder } from "./discovery.ts";
+import { ManifestError, type PluginManifest, readManifest } from "./manifest.ts";
 import { assertPackageName } from "./package-name.ts";
 import type { RegistryClient } from "./registry-client.ts";
 import { pluginSlug } from "./slug.ts";
@@ -21,6 +22,11 @@ export interface Installer {
   readonly registryUrl: string;
   /** Downloads, verifies, extracts and moves a package into place; `requested` is a version, range or tag. */
   install(name: string, requested?: string): Promise<InstallResult>;
+  /**
+   * Installs a package tarball (`npm pack` output) given as bytes, through the same checks and the
+   * same atomic swap as a registry install; its package.json names the package.
+   */
+  installTarball(bytes: Uint8Array<ArrayBuffer>): Promise<InstallResult>;
   /** Removes a package folder (atomically out of sight first); false when there was none. */
   remove(name: string, dir: string): Promise<boolean>;
   /** Finishes or rolls back whatever a crash interrupted; run before loading. */
@@ -31,6 +37,18 @@ export interface Installer {
 export interface InstallerFaults {
   afterStage?(stagingDir: string): void | Promise<void>;
   afterMoveAside?(stagingDir: string): void | Promise<void>;
+}
+
+/** The largest tarball a file install takes, as for the registry's downloads. */
+const maxTarballBytes = 10 * 1024 * 1024;
+
+async function readStagedManifest(dir: string): Promise<PluginManifest> {
+  try {
+    return await readManifest(dir);
+  } catch (error) {
+    const message = error instanceof ManifestError ? error.message : String(error);
+    throw new AppError("invalid_manifest", `The package is not an installable svc plugin: ${message}.`);
+  }
 }
 
 const versionRequest = /^[0-9A-Za-z.^~<>=|*+ -]{1,100}$/;
@@ -90,30 +108,58 @@ export function createInstaller(options: {
     return exclusive(name, async () => {
       const resolved = await registry.resolve(name, requested);
       const bytes = await registry.download(resolved);
-      const target = join(pluginsDir, pluginSlug(name));
       const staging = await newStagingDir("install");
-      try {
-        const staged = join(staging, "package");
-        await extractPackage(bytes, staged, limits);
-        await checkPackage(staged, resolved);
-        const replaced = await assertReplaceable(target, name);
-        // Written first, so recovery after a crash knows where a moved-aside copy belongs.
-        await writeFile(join(staging, "target"), pluginSlug(name));
-        await faults.afterStage?.(staging);
-        if (replaced) {
-          await rename(target, join(staging, "previous"));
-          await faults.afterMoveAside?.(staging);
-        }
-        await rename(staged, target);
-        logger.info("plugin installed", { plugin: name, version: resolved.version, replaced });
-        return { name, version: resolved.version, dir: target, replaced };
-      } catch (error) {
-        await restorePrevious(staging);
-        throw error;
-      } finally {
+      const staged = join(staging, "package");
+      await extractPackage(bytes, staged, limits).catch(async (error: unknown) => {
         await rm(staging, { recursive: true, force: true });
-      }
+        throw error;
+      });
+      return place(staging, resolved);
     });
+  }
+
+  async function installTarball(bytes: Uint8Array<ArrayBuffer>): Promise<InstallResult> {
+    if (bytes.length > maxTarballBytes) {
+      throw new AppError("package_too_large", `A plugin tarball may be at most ${maxTarballBytes} bytes.`);
+    }
+    const staging = await newStagingDir("file");
+    const staged = join(staging, "package");
+    let manifest: PluginManifest;
+    try {
+      await extractPackage(bytes, staged, limits);
+      manifest = await readStagedManifest(staged);
+      assertPackageName(manifest.name);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw error;
+    }
+    return exclusive(manifest.name, () => place(staging, manifest));
+  }
+
+  /** Checks the package extracted in `staging` and swaps it into place; always clears `staging`. */
+  async function place(staging: string, expected: { name: string; version: string }): Promise<InstallResult> {
+    const { name } = expected;
+    const target = join(pluginsDir, pluginSlug(name));
+    const staged = join(staging, "package");
+    try {
+      await checkPackage(staged, expected);
+      const replaced = await assertReplaceable(target, name);
+      // Written first, so recovery after a crash knows where a moved-aside copy belongs.
+      await writeFile(join(staging, "target"), pluginSlug(name));
+      await faults.afterStage?.(staging);
+      if (replaced) {
+        await rename(target, join(staging, "previous"));
+        await faults.afterMoveAside?.(staging);
+      }
+      await rename(staged, target);
+      logger.info("plugin installed", { plugin: name, version: expected.version, replaced });
+      return { name, version: expected.version, dir: target, replaced };
+    } catch (error) {
+      await restorePrevious(staging);
+      throw error;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
   }
 
   async function restorePrevious(staging: string): Promise<void> {
@@ -127,6 +173,7 @@ export function createInstaller(options: {
   return {
     registryUrl: registry.url,
     install,
+    installTarball,
     remove: (name, dir) =>
       exclusive(name, async () => {
         if (!(await exists(dir))) return false;

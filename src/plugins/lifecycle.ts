@@ -3,7 +3,7 @@ import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import { locatePackage, scanPluginsDir } from "./discovery.ts";
-import type { Installer } from "./installer.ts";
+import type { Installer, InstallResult } from "./installer.ts";
 import { parseEntry } from "./load-all.ts";
 import { assertPackageName } from "./package-name.ts";
 import type { PluginSettingsStore, PluginStatus } from "./types.ts";
@@ -16,6 +16,11 @@ export interface PluginLifecycle {
   install(request: {
     name: string;
     version?: string;
+    enable?: boolean;
+  }): Promise<{ plugin: PluginStatus; created: boolean }>;
+  /** Installs a package tarball (a file or `npm pack` output) like `install`, named by its package.json. */
+  installTarball(request: {
+    bytes: Uint8Array<ArrayBuffer>;
     enable?: boolean;
   }): Promise<{ plugin: PluginStatus; created: boolean }>;
   /** Unlists the plugin and deletes its files; its storage is kept unless `purge`. */
@@ -74,34 +79,45 @@ export function createLifecycle(deps: {
     return status;
   }
 
+  /** Lists a freshly installed package (switched off unless `enable`) and loads the new set. */
+  async function adopt(result: InstallResult, enable: boolean) {
+    const { name } = result;
+    const wasListed = listedNames().includes(name);
+    const disabled = new Set(settings.disabled());
+    const wasEnabled = wasListed && !disabled.has(name);
+    if (enable) disabled.delete(name);
+    else if (!wasEnabled) disabled.add(name);
+    let changed = false;
+    // disabled_plugins first: listing it must never load it, not even for one reload.
+    if (disabled.has(name) !== settings.disabled().includes(name)) {
+      settings.setDisabled([...disabled]);
+      changed = true;
+    }
+    if (!wasListed) {
+      settings.setEntries([...settings.entries(), name]);
+      changed = true;
+    }
+    // The files were swapped before the settings changed, so that change's reload loads them;
+    // new code under unchanged settings needs a reload of its own.
+    await (changed ? deps.reloaded() : deps.reload());
+    const plugin = await statusOf(name);
+    events.publish("plugins.installed", { name, version: result.version, enabled: plugin.enabled });
+    return { plugin, created: !result.replaced };
+  }
+
+  const installer = () => {
+    if (!deps.installer) throw new AppError("installer_unavailable", "This server cannot install plugins.");
+    return deps.installer;
+  };
+
   return {
     async install({ name, version, enable = false }) {
       assertPackageName(name);
-      if (!deps.installer) {
-        throw new AppError("installer_unavailable", "This server cannot install plugins from a registry.");
-      }
-      const result = await deps.installer.install(name, version);
-      const wasListed = listedNames().includes(name);
-      const disabled = new Set(settings.disabled());
-      const wasEnabled = wasListed && !disabled.has(name);
-      if (enable) disabled.delete(name);
-      else if (!wasEnabled) disabled.add(name);
-      let changed = false;
-      // disabled_plugins first: listing it must never load it, not even for one reload.
-      if (disabled.has(name) !== settings.disabled().includes(name)) {
-        settings.setDisabled([...disabled]);
-        changed = true;
-      }
-      if (!wasListed) {
-        settings.setEntries([...settings.entries(), name]);
-        changed = true;
-      }
-      // The files were swapped before the settings changed, so that change's reload loads them;
-      // new code under unchanged settings needs a reload of its own.
-      await (changed ? deps.reloaded() : deps.reload());
-      const plugin = await statusOf(name);
-      events.publish("plugins.installed", { name, version: result.version, enabled: plugin.enabled });
-      return { plugin, created: !result.replaced };
+      return adopt(await installer().install(name, version), enable);
+    },
+
+    async installTarball({ bytes, enable = false }) {
+      return adopt(await installer().installTarball(bytes), enable);
     },
 
     async uninstall({ specifier, purge = false }) {

@@ -5,9 +5,10 @@ import type { ApiDocs } from "../http/api-docs.ts";
 import { rawPath } from "../http/raw-path.ts";
 import { documentedRoutes } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
-import { readJson, readQuery } from "../http/validate.ts";
+import { mediaTypeOf, readJson, readQuery } from "../http/validate.ts";
 import {
   installBody,
+  installQuery,
   onePluginSchema,
   pluginListSchema,
   slugParams,
@@ -23,6 +24,9 @@ import { servePluginAsset } from "../plugins/ui-static.ts";
  * `install`, `uninstall` and `reload` are reserved slugs, and why `POST <slug>/enable|disable`
  * and `GET <slug>/ui/…` never reach a plugin.
  */
+/** The types a plugin tarball may be sent as (each needs a CORS preflight from another origin). */
+const tarballTypes = new Set(["application/gzip", "application/x-gzip", "application/octet-stream"]);
+
 export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs }) {
   const { plugins } = deps;
   const listing = async () => {
@@ -48,7 +52,7 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
     .post(
       "/install",
       {
-        summary: "Install a plugin from the npm registry",
+        summary: "Install a plugin from the npm registry, or from a tarball sent as the body",
         errors: [
           "invalid_package_name",
           "invalid_version",
@@ -64,14 +68,22 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
           "installer_unavailable",
         ],
         description:
-          "Validates the name before any network request, resolves `version` (a version, range or dist-tag; default latest), verifies the tarball's sha512 integrity, extracts it without links or escaping paths, runs no scripts and installs no dependencies, then moves it into place atomically. The plugin is listed in `plugins` but stays in `disabled_plugins` unless `enable` is true. Errors: 400 invalid_package_name, 404 not_found, 409 install_in_progress or slug_taken, 422 unsafe_archive, invalid_manifest or package_too_large, 502 integrity_mismatch or registry_unreachable.",
+          "A tarball (npm pack output; Content-Type application/gzip or application/octet-stream, at most 10 MiB; ?enable=true to switch it on) is installed through the same checks, named by its package.json. From the registry: validates the name before any network request, resolves `version` (a version, range or dist-tag; default latest), verifies the tarball's sha512 integrity, extracts it without links or escaping paths, runs no scripts and installs no dependencies, then moves it into place atomically. The plugin is listed in `plugins` but stays in `disabled_plugins` unless `enable` is true. Errors: 400 invalid_package_name, 404 not_found, 409 install_in_progress or slug_taken, 422 unsafe_archive, invalid_manifest or package_too_large, 502 integrity_mismatch or registry_unreachable.",
         body: installBody,
+        bodyTypes: [...tarballTypes],
+        query: installQuery,
         responses: {
           200: { description: "An installed copy was replaced", schema: onePluginSchema },
           201: { description: "Installed", schema: onePluginSchema },
         },
       },
       async (c) => {
+        if (tarballTypes.has(mediaTypeOf(c.req.header("content-type")) ?? "")) {
+          const { enable } = readQuery(c, installQuery);
+          const bytes = new Uint8Array(await c.req.arrayBuffer());
+          const result = await plugins.installTarball({ bytes, enable: enable === "true" });
+          return c.json({ plugin: result.plugin }, result.created ? 201 : 200);
+        }
         const body = await readJson(c, installBody);
         const result = await plugins.install({
           name: body.npmName,

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
 import { runBinary } from "../helpers/binary.ts";
 import { fixturesDir, type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
-import { startRegistry } from "../helpers/registry-server.ts";
+import { pluginTarball, startRegistry } from "../helpers/registry-server.ts";
 
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 let app: PluginApp;
@@ -63,7 +63,7 @@ describe("svc plugins against a running server", () => {
   });
 
   test("a refused install prints the server's message and exits 1", async () => {
-    const result = await cli("install", "../evil");
+    const result = await cli("install", "UPPER/Case Name");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("Invalid plugin package name");
   });
@@ -110,6 +110,29 @@ describe("svc plugins against a running server", () => {
     expect(result.stdout).toContain("linked @fx/transform as @fx/transform-dev [DEV]");
     expect(result.stderr).toContain("no server reloaded");
     expect(result.code).toBe(3);
+  });
+
+  test("install ./file.tgz and install ./folder go through the server's checks, with no registry", async () => {
+    const work = mkdtempSync(join(tmpdir(), "svc-cli-local-"));
+    writeFileSync(join(work, "shout.tgz"), await pluginTarball("@fx/from-file", "1.0.0", " [file]"));
+    const before = registry.requests.length;
+    const fromFile = await cliWith({}, "install", join(work, "shout.tgz"), "--enable");
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain("@fx/from-file@1.0.0  /api/plugins/fx-from-file  enabled");
+    // A plugin folder as its author has it: package.json, dist/, and things npm would not pack.
+    const folder = join(work, "folder-plugin");
+    cpSync(join(fixturesDir, "fx-transform"), folder, { recursive: true });
+    writeFileSync(join(folder, "notes.txt"), "not packed");
+    const pkg = JSON.parse(readFileSync(join(folder, "package.json"), "utf8")) as Record<string, unknown>;
+    writeFileSync(join(folder, "package.json"), JSON.stringify({ ...pkg, name: "@fx/from-folder" }));
+    const fromFolder = await cliWith({ PWD: work }, "install", folder);
+    expect(fromFolder.code).toBe(0);
+    expect(fromFolder.stdout).toContain("@fx/from-folder@");
+    expect(registry.requests.length).toBe(before);
+    const missing = await cliWith({}, "install", join(work, "nothing.tgz"));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("there is no file or folder at");
+    for (const name of ["@fx/from-file", "@fx/from-folder"]) await cli("uninstall", name);
   });
 
   test("usage errors exit 2", async () => {

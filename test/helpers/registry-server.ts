@@ -55,6 +55,20 @@ export async function gzipTar(entries: TarEntry[]): Promise<Uint8Array<ArrayBuff
 export const sha512 = (bytes: Uint8Array) =>
   `sha512-${new Bun.CryptoHasher("sha512").update(bytes).digest("base64")}`;
 
+/** A plugin package as `npm pack` makes it (or as `options` spoils it). */
+export async function pluginTarball(
+  name: string,
+  version: string,
+  mark: string,
+  options: PublishOptions = {},
+): Promise<Uint8Array<ArrayBuffer>> {
+  const entries = options.entries ?? [
+    ...pluginFiles(name, version, mark, options.manifest),
+    ...(options.extraEntries ?? []),
+  ];
+  return options.gzip ?? (await gzipTar(entries));
+}
+
 /** A small real npm registry on 127.0.0.1: packuments and tarballs, with every request recorded. */
 export async function startRegistry() {
   const packuments = new Map<
@@ -98,11 +112,7 @@ export async function startRegistry() {
       };
     },
     async publish(name: string, version: string, mark: string, options: PublishOptions = {}) {
-      const entries = options.entries ?? [
-        ...pluginFiles(name, version, mark, options.manifest),
-        ...(options.extraEntries ?? []),
-      ];
-      const bytes = options.gzip ?? (await gzipTar(entries));
+      const bytes = await pluginTarball(name, version, mark, options);
       const tarballPath = `/-/tarballs/${encodeURIComponent(name)}-${version}.tgz`;
       tarballs.set(tarballPath, bytes);
       const packument = packuments.get(name) ?? { "dist-tags": {}, versions: {} };

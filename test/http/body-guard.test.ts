@@ -42,7 +42,7 @@ describe("bodyKindOf", () => {
     ["/api/import", "import"],
     ["/api/dictionary/import", "import"],
     ["/api/vocabulary/import", "import"],
-    ["/api/plugins/install", "json"],
+    ["/api/plugins/install", "import"],
     ["/api/plugins/svc-profanity-filter/enable", "json"],
     ["/api/settings/plugins", "json"],
     ["/api/post-process", "json"],

@@ -7,7 +7,7 @@ import { createInstaller } from "../../src/plugins/installer.ts";
 import { createRegistryClient } from "../../src/plugins/registry-client.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
 import { runPluginHooks, startPluginApp } from "../helpers/plugins.ts";
-import { file, startRegistry } from "../helpers/registry-server.ts";
+import { file, pluginTarball, startRegistry } from "../helpers/registry-server.ts";
 
 type PluginBody = {
   plugin: { name: string; version: string; enabled: boolean; loaded: boolean; listed: boolean };
@@ -167,8 +167,9 @@ describe("POST /api/plugins/install", () => {
   });
 });
 
-describe("tarballs svc refuses", () => {
-  const hostile: [string, Parameters<typeof registry.publish>[3]][] = [
+/** Tarballs svc refuses, however they arrive. */
+function hostileCases(): [string, Parameters<typeof registry.publish>[3]][] {
+  return [
     ["an integrity mismatch", { integrity: `sha512-${Buffer.alloc(64).toString("base64")}` }],
     ["a sha1-only integrity", { integrity: "sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA=" }],
     ["a ../ entry", { extraEntries: [file("package/../../escaped.js", "x")] }],
@@ -208,6 +209,10 @@ describe("tarballs svc refuses", () => {
     ["a tarball on another host", { tarballUrl: "http://127.0.0.2:9/evil.tgz" }],
     ["bytes that are not gzip", { gzip: new TextEncoder().encode("not a tarball") }],
   ];
+}
+
+describe("tarballs svc refuses", () => {
+  const hostile = hostileCases();
 
   test.each(hostile)("%s: refused, nothing installed or left behind", async (what, options) => {
     const name = `@fx/hostile-${what.replace(/[^a-z]+/g, "-").replace(/-$/, "")}`;
@@ -334,5 +339,49 @@ describe("POST /api/plugins/uninstall", () => {
     const target = await app();
     const res = await target.json("/api/plugins/uninstall", "POST", { specifier: "@fx/never" });
     expect(res.status).toBe(404);
+  });
+});
+
+describe("POST /api/plugins/install with a tarball as the body", () => {
+  const send = (target: Awaited<ReturnType<typeof app>>, bytes: Uint8Array<ArrayBuffer>, query = "") =>
+    target.request(`/api/plugins/install${query}`, {
+      method: "POST",
+      headers: { "content-type": "application/gzip" },
+      body: bytes,
+    });
+
+  test("installs the package its package.json names, off unless ?enable=true, with no network request", async () => {
+    const target = await app();
+    const before = registry.requests.length;
+    const res = await send(target, await pluginTarball("@fx/local", "1.0.0", " [local]"), "?enable=true");
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { plugin: { name: string; loaded: boolean } }).plugin).toMatchObject({
+      name: "@fx/local",
+      loaded: true,
+    });
+    expect(await runPluginHooks(target, "hello")).toBe("hello [local]");
+    expect(registry.requests.length).toBe(before);
+    const again = await send(target, await pluginTarball("@fx/local", "1.1.0", " [local 1.1]"));
+    expect(again.status).toBe(200);
+    expect(await runPluginHooks(target, "hello")).toBe("hello [local 1.1]");
+  });
+
+  const fileHostile = hostileCases().filter(([what]) => !/integrity|another host|naming another/.test(what));
+  test.each(fileHostile)("%s: refused, nothing installed or left behind", async (what, options) => {
+    const name = `@fx/file-${what.replace(/[^a-z]+/g, "-").replace(/-$/, "")}`;
+    const target = await app();
+    const res = await send(target, await pluginTarball(name, "1.0.0", "", options));
+    expect(res.status).toBe(422);
+    expect(["unsafe_archive", "invalid_manifest"]).toContain(((await res.json()) as ErrorBody).error.code);
+    expect(readdirSync(target.pluginsDir).filter((entry) => entry !== ".staging")).toEqual([]);
+    expect(leftovers(target.pluginsDir)).toEqual([]);
+    expect(target.services.settings.get("plugins")).toEqual([]);
+  });
+
+  test("a tarball over 10 MiB is 422 package_too_large", async () => {
+    const target = await app();
+    const res = await send(target, new Uint8Array(10 * 1024 * 1024 + 1));
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("package_too_large");
   });
 });
