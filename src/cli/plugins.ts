@@ -5,6 +5,7 @@ import { packTar, type TarEntry } from "modern-tar";
 import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
+import { extraModulesWarning } from "../plugins/modules.ts";
 import type { PluginStatus } from "../plugins/types.ts";
 import { dialHost } from "./healthcheck.ts";
 
@@ -226,6 +227,8 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
             "symlinks are unavailable here, so dist/ was copied: run link again after every build\n",
           );
         }
+        if (result.extraModules.length > 0)
+          io.stderr.write(`svc: warning: ${extraModulesWarning(result.name, result.extraModules)}\n`);
         io.stdout.write(`turn it on with: svc plugins enable ${result.devName}\n`);
       }
       return (await reloadServer(base, io)) ? 0 : notApplied;

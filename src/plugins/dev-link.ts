@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { readManifest } from "./manifest.ts";
+import { extraServerModules } from "./modules.ts";
 import { packageNameProblem } from "./package-name.ts";
 import { pluginSlug } from "./slug.ts";
 
@@ -11,6 +12,8 @@ export interface LinkResult {
   dir: string;
   /** "copy" where symlinks are unavailable: re-run link after every build. */
   mode: "symlink" | "copy";
+  /** Server modules in dist/ besides the entry (see extraServerModules): reload misses their changes. */
+  extraModules: string[];
 }
 
 export interface LinkOptions {
@@ -106,7 +109,13 @@ export async function linkPlugin(options: LinkOptions): Promise<LinkResult> {
     // The previous copy moves aside first, so the swap leaves no half-written folder behind.
     if (await stat(dir).catch(() => undefined)) await rename(dir, join(staging, "previous"));
     await rename(copy, dir);
-    return { name: manifest.name, devName, dir, mode };
+    return {
+      name: manifest.name,
+      devName,
+      dir,
+      mode,
+      extraModules: await extraServerModules(sourceDir, manifest.main),
+    };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -7,6 +7,7 @@ import { locatePackage, type PackageFolder, scanPluginsDir } from "./discovery.t
 import type { Installer } from "./installer.ts";
 import { loadPlugin, PluginLoadError } from "./loader.ts";
 import type { PluginManifest } from "./manifest.ts";
+import { extraModulesWarning, extraServerModules } from "./modules.ts";
 import { packageNameProblem } from "./package-name.ts";
 import { pluginSlug } from "./slug.ts";
 import { createPluginStorage, type StorageLimits } from "./storage.ts";
@@ -180,6 +181,8 @@ export async function loadAll(
         logger: deps.logger,
         timeouts: deps.timeouts,
       });
+      const extra = await extraServerModules(folder.dir, folder.manifest.main);
+      if (extra.length > 0) deps.logger.warn(extraModulesWarning(name, extra), { plugin: name });
       loaded.push(plugin);
       statuses.push({
         ...status,

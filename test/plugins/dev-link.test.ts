@@ -29,7 +29,12 @@ describe("svc plugins link", () => {
     const source = sourcePlugin(" [dev]");
     const pluginsDir = pluginsDirWith();
     const result = await linkPlugin({ sourceDir: source, pluginsDir });
-    expect(result).toMatchObject({ name: "@fx/transform", devName: "@fx/transform-dev", mode: "symlink" });
+    expect(result).toMatchObject({
+      name: "@fx/transform",
+      devName: "@fx/transform-dev",
+      mode: "symlink",
+      extraModules: [],
+    });
     expect(result.dir).toBe(join(pluginsDir, "fx-transform-dev"));
     expect(lstatSync(join(result.dir, "dist")).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(join(result.dir, "package.json"), "utf8"))).toMatchObject({
@@ -38,6 +43,13 @@ describe("svc plugins link", () => {
       main: "dist/index.js",
       svcDev: { source },
     });
+  });
+
+  test("names the server modules besides the entry, which a reload would not re-import", async () => {
+    const source = mkdtempSync(join(tmpdir(), "svc-split-"));
+    cpSync(join(fixturesDir, "fx-split"), source, { recursive: true });
+    const result = await linkPlugin({ sourceDir: source, pluginsDir: pluginsDirWith(), build: false });
+    expect(result.extraModules).toEqual(["dist/helper.js"]);
   });
 
   test("the copy is listed as [DEV], coexists with the installed copy, and runs once enabled", async () => {

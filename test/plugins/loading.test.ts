@@ -137,3 +137,20 @@ describe("the setup context", () => {
     expect((await app.plugins.list()).map((plugin) => plugin.name)).toEqual(["@fx/context"]);
   });
 });
+
+describe("plugins split over several modules", () => {
+  test("load, and the log warns that a reload re-imports only the entry (page scripts aside)", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-split", "fx-transform"],
+      entries: ["@fx/split", "@fx/transform"],
+    });
+    expect(await runPluginHooks(app, "hi")).toContain("[split]");
+    app.logger.flush();
+    const warnings = app.logs.filter((line) => line.level === "warn").map((line) => String(line.msg));
+    expect(warnings).toEqual([
+      expect.stringContaining('plugin "@fx/split" has 1 JavaScript module(s) in dist/'),
+    ]);
+    expect(warnings[0]).toContain("dist/helper.js");
+    expect(warnings[0]).not.toContain("page.js");
+  });
+});
