@@ -264,6 +264,18 @@ export type PluginMiddleware = (
 ) => Response | undefined | Promise<Response | undefined | void> | void;
 
 /**
+ * Any Hono middleware (`MiddlewareHandler` from "hono"): svc calls it with the request's real
+ * Hono `Context` and a `next` that runs the plugin's later handlers.
+ *
+ * @example
+ * ```ts
+ * import { secureHeaders } from "hono/secure-headers";
+ * const plugin: Plugin = { name: "@acme/notes", middleware: [secureHeaders(), notesRoutes] };
+ * ```
+ */
+export type HonoMiddleware = (c: never, next: () => Promise<void>) => unknown;
+
+/**
  * What a plugin factory returns. Every member but `name` is optional.
  *
  * @example
@@ -281,7 +293,12 @@ export interface Plugin {
   name: string;
   /** Runs once per load, before any hook or request; time-limited. Throwing skips the plugin. */
   setup?(ctx: PluginContext): void | Promise<void>;
-  middleware?: PluginMiddleware[];
+  /**
+   * Request handlers, in order. Handlers receive a real Hono `Context`, so Hono's own middleware
+   * (`MiddlewareHandler`, e.g. `secureHeaders()`) fits too; headers a handler sets after
+   * `await next()` reach the response.
+   */
+  middleware?: ReadonlyArray<PluginMiddleware | HonoMiddleware>;
   afterCleanup?: AfterCleanupHook;
   /** Runs when the plugin is unloaded (reload, disable, uninstall, shutdown): stop timers here. */
   dispose?(): void | Promise<void>;

@@ -26,8 +26,11 @@ async function runChain(c: Context<AppEnv>, handlers: readonly MiddlewareHandler
     let downstream: Response | undefined;
     const result: unknown = await handler(c, async () => {
       downstream = await dispatch(index + 1);
+      // As in Hono: the answer becomes c.res, so c.header() after next() changes it.
+      if (downstream) c.res = downstream;
     });
-    return result instanceof Response ? result : downstream;
+    if (result instanceof Response) return result;
+    return downstream ? c.res : undefined;
   };
   return dispatch(0);
 }

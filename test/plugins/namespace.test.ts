@@ -12,6 +12,7 @@ describe("the /api/plugins/<slug>/ namespace", () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ pong: true, base: "/api/plugins/fx-routes" });
     expect(res.headers.get("x-fixture")).toBe("routes");
+    expect(res.headers.get("x-after-next")).toBe("set after next()");
     expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 

@@ -1,9 +1,12 @@
 import { expect, test } from "bun:test";
+import type { MiddlewareHandler } from "hono";
+import { secureHeaders } from "hono/secure-headers";
 import type {
   AppContext as SdkAppContext,
   AfterCleanupHook as SdkHook,
   AfterCleanupInput as SdkInput,
   AfterCleanupOutput as SdkOutput,
+  Plugin as SdkPlugin,
 } from "../../plugins/sdk/index.js";
 import { pluginSlug } from "../../plugins/sdk/index.js";
 import type { AfterCleanupHook, AppContext, HookInput, HookOutput } from "../../src/plugins/hooks.ts";
@@ -37,4 +40,13 @@ test("the SDK's pluginSlug gives the host's slug", () => {
     "@x/ü-name",
   ];
   for (const name of names) expect(pluginSlug(name)).toBe(hostSlug(name));
+});
+
+test("Hono's own middleware fits a plugin's middleware list (checked by tsc)", () => {
+  const own: MiddlewareHandler = async (c, next) => {
+    await next();
+    c.header("X-Own", "1");
+  };
+  const plugin: SdkPlugin = { name: "@acme/hono", middleware: [secureHeaders(), own] };
+  expect(plugin.middleware).toHaveLength(2);
 });
