@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
+import { bundledPlugins } from "./bundled.ts";
 import { locatePackage, scanPluginsDir } from "./discovery.ts";
 import type { Installer, InstallResult } from "./installer.ts";
 import { parseEntry } from "./load-all.ts";
@@ -113,6 +114,11 @@ export function createLifecycle(deps: {
   return {
     async install({ name, version, enable = false }) {
       assertPackageName(name);
+      // A first-party plugin comes from the copy svc carries, unless another version is asked for.
+      const bundled = bundledPlugins[name];
+      if (bundled && (version === undefined || version === bundled.version)) {
+        return adopt(await installer().installTarball(await bundled.tarball()), enable);
+      }
       return adopt(await installer().install(name, version), enable);
     },
 

@@ -38,7 +38,12 @@ beforeAll(async () => {
   await compiledBinary();
   dir = mkdtempSync(join(tmpdir(), "svc-e2e-plugins-"));
   pluginsDir = join(dir, "data", "plugins");
-  env = { SVC_DB_PATH: join(dir, "data", "svc.db"), SVC_PLUGIN_SETUP_TIMEOUT_MS: "300" };
+  // The registry is a closed port: nothing here may reach the real one.
+  env = {
+    SVC_DB_PATH: join(dir, "data", "svc.db"),
+    SVC_PLUGIN_SETUP_TIMEOUT_MS: "300",
+    SVC_NPM_REGISTRY: "http://127.0.0.1:9",
+  };
   mkdirSync(pluginsDir, { recursive: true });
   for (const name of ["fx-transform", "fx-routes", "fx-throws-setup", "fx-hangs-setup"]) {
     cpSync(join(fixtures, name), join(pluginsDir, name), { recursive: true });
@@ -157,6 +162,25 @@ describe("plugins in the compiled binary", () => {
     expect(unlink.stdout).toContain("unlisted @fx/mutate-dev");
     // Unlisted, so no later start goes looking for a package of that name.
     expect(await listed()).not.toContain("@fx/mutate-dev");
+  });
+
+  test("svc plugins install @svc/profanity-filter installs the copy the binary carries, offline", async () => {
+    // The server's SVC_NPM_REGISTRY points nowhere: only the embedded copy can succeed.
+    const { code, stdout, stderr } = await runBinary(
+      ["plugins", "install", "@svc/profanity-filter", "--enable"],
+      {
+        SVC_URL: server.url,
+      },
+    );
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(stdout).toContain("@svc/profanity-filter@");
+    expect(stdout).toContain("enabled");
+    const list = await fetch(`${server.url}/api/plugins/svc-profanity-filter/replacements`);
+    expect(list.status).toBe(200);
+    const uninstall = await runBinary(["plugins", "uninstall", "@svc/profanity-filter", "--purge"], {
+      SVC_URL: server.url,
+    });
+    expect(uninstall.code).toBe(0);
   });
 
   test("after a restart the listed plugins load again from the settings", async () => {

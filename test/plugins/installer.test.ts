@@ -385,3 +385,34 @@ describe("POST /api/plugins/install with a tarball as the body", () => {
     expect(((await res.json()) as ErrorBody).error.code).toBe("package_too_large");
   });
 });
+
+describe("first-party plugins svc carries", () => {
+  test("@svc/profanity-filter installs from the copy in svc, with no registry reachable", async () => {
+    // The default test registry is a closed port: any request to it would fail.
+    const target = await startPluginApp({});
+    const res = await target.json("/api/plugins/install", "POST", {
+      npmName: "@svc/profanity-filter",
+      enable: true,
+    });
+    expect(res.status).toBe(201);
+    expect(((await res.json()) as { plugin: { loaded: boolean; version: string } }).plugin).toMatchObject({
+      loaded: true,
+      version: JSON.parse(
+        readFileSync(join(import.meta.dir, "../../plugins/profanity-filter/package.json"), "utf8"),
+      ).version,
+    });
+    expect(await runPluginHooks(target, "well damn")).not.toContain("damn");
+    const page = await target.request("/api/plugins/svc-profanity-filter/ui/index.html");
+    expect(page.status).toBe(200);
+  });
+
+  test("another version of it comes from the registry", async () => {
+    const target = await startPluginApp({});
+    const res = await target.json("/api/plugins/install", "POST", {
+      npmName: "@svc/profanity-filter",
+      version: "9.9.9",
+    });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as ErrorBody).error.code).toBe("registry_unreachable");
+  });
+});
