@@ -1,6 +1,12 @@
-import * as sdk from "../../plugins/sdk/index.js";
+// The SDK's source text, not its module: a plugin gets it evaluated as its own "svc-sdk", and
+// `svc plugins new` writes the same text into a new project. One loader for the file keeps the
+// two from meeting in a compiled binary, where the bundler holds one copy of each file.
+import sdkSource from "../../plugins/sdk/index.js" with { type: "text" };
 
 let provided = false;
+
+/** The SDK's runtime code as shipped (plugins/sdk/index.js). */
+export const sdkRuntimeSource: string = String(sdkSource);
 
 /**
  * Makes `import … from "svc-sdk"` resolve, in every plugin, to the SDK compiled into svc: a Bun
@@ -10,11 +16,10 @@ let provided = false;
 export function provideSdk(): void {
   if (provided) return;
   provided = true;
-  const exports = { ...sdk };
   Bun.plugin({
     name: "svc-sdk",
     setup(build) {
-      build.module("svc-sdk", () => ({ exports, loader: "object" }));
+      build.module("svc-sdk", () => ({ contents: sdkRuntimeSource, loader: "js" }));
     },
   });
 }
