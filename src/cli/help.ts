@@ -16,7 +16,8 @@ answers {"status":"ok"}, 1 otherwise. Used by the container's HEALTHCHECK.`,
   version: `Usage: svc version
 
 Prints the svc version, the Bun runtime and the SQLite library versions.`,
-  plugins: `Usage: svc plugins link [DIR] [--copy] [--no-build]
+  plugins: `Usage: svc plugins new NAME [DIR]
+       svc plugins link [DIR] [--copy] [--no-build]
        svc plugins unlink [DIR]
        svc plugins list | reload
        svc plugins install NAME [--version|-v V] [--enable]
@@ -24,6 +25,9 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
        svc plugins uninstall NAME [--purge]
        svc plugins enable NAME | disable NAME
 
+  new        writes a ready-to-build plugin project NAME into DIR (default: NAME without its
+             scope): a text hook, a route, a page, a build script and a test, with the svc-sdk
+             this svc carries in vendor/ (bun install works offline)
   link       in a plugin's folder (or DIR): runs its build script, then makes the development
              copy <slug>-dev in the plugins folder, named <name>-dev and labelled [DEV], whose
              dist/ links to the plugin's (a copy where links are unavailable: link again after

@@ -6,6 +6,7 @@ import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
 import { extraModulesWarning } from "../plugins/modules.ts";
+import { scaffoldPlugin } from "../plugins/scaffold.ts";
 import type { PluginStatus } from "../plugins/types.ts";
 import { dialHost } from "./healthcheck.ts";
 
@@ -18,7 +19,7 @@ export interface PluginsCliIo {
 }
 
 const usage =
-  "usage: svc plugins link [DIR] | unlink [DIR] | list | install NAME | uninstall NAME | reload | enable NAME | disable NAME";
+  "usage: svc plugins new NAME [DIR] | link [DIR] | unlink [DIR] | list | install NAME | uninstall NAME | reload | enable NAME | disable NAME";
 
 /** The plugins folder the server uses (config.ts's rule), when the environment names one. */
 export function pluginsDirFrom(env: Env): string | undefined {
@@ -199,6 +200,15 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
     return target;
   };
   switch (command) {
+    case "new": {
+      const name = needTarget();
+      const dir = resolve(io.cwd, positionals[2] ?? name.replace(/^@[^/]+\//, ""));
+      scaffoldPlugin(name, dir);
+      io.stdout.write(
+        `created ${name} in ${dir}\nnext: cd ${dir} && bun install && bun run build && svc plugins link\n`,
+      );
+      return 0;
+    }
     case "link":
     case "unlink": {
       const pluginsDir = pluginsDirFrom(env);

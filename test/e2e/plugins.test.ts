@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
@@ -182,6 +192,38 @@ describe("plugins in the compiled binary", () => {
     });
     expect(uninstall.code).toBe(0);
   });
+
+  test("an author's loop, offline, from the binary: new, build, link, enable, edit, reload, see", async () => {
+    const project = join(mkdtempSync(join(tmpdir(), "svc-author-")), "hello");
+    const created = await runBinary(["plugins", "new", "@acme/hello", project], {});
+    expect(created.code).toBe(0);
+    // The project's own install, build and test run with the bun running these tests, which its
+    // scripts find as `bun` on the PATH.
+    const bin = mkdtempSync(join(tmpdir(), "svc-bun-bin-"));
+    symlinkSync(process.execPath, join(bin, "bun"));
+    const path = `${bin}:${process.env.PATH ?? ""}`;
+    const bun = (...args: string[]) =>
+      Bun.spawnSync([process.execPath, ...args], { cwd: project, env: { ...process.env, PATH: path } });
+    expect(bun("install", "--offline").exitCode).toBe(0);
+    expect(bun("run", "build").exitCode).toBe(0);
+    expect(bun("test").exitCode).toBe(0);
+    const where = { SVC_PLUGINS_DIR: pluginsDir, SVC_URL: server.url };
+    expect((await runBinary(["plugins", "link", project, "--no-build"], where)).code).toBe(0);
+    expect((await runBinary(["plugins", "enable", "@acme/hello-dev"], where)).code).toBe(0);
+    const hello = async () => (await fetch(`${server.url}/api/plugins/acme-hello-dev/hello`)).json();
+    expect(await hello()).toEqual({ hello: "world" });
+    const source = join(project, "src", "index.ts");
+    writeFileSync(source, readFileSync(source, "utf8").replace('hello: "world"', 'hello: "edited"'));
+    expect(bun("run", "build").exitCode).toBe(0);
+    // The server also lists fixtures that fail on purpose, so reload exits 1 and names them.
+    const reload = await runBinary(["plugins", "reload"], where);
+    expect(reload.stdout).toMatch(
+      /@acme\/hello-dev@0\.1\.0 \[DEV\] +\/api\/plugins\/acme-hello-dev +enabled/,
+    );
+    expect(reload.stderr).not.toContain("@acme/hello-dev");
+    expect(await hello()).toEqual({ hello: "edited" });
+    expect((await runBinary(["plugins", "unlink", project], where)).code).toBe(0);
+  }, 60_000);
 
   test("after a restart the listed plugins load again from the settings", async () => {
     await server.stop();
