@@ -44,6 +44,7 @@ export const pluginStatusSchema = describes<PluginStatus>()(
     options: v.record(v.string(), v.unknown()),
     pages: v.array(page),
     hooks: v.array(v.string()),
+    ignoredHooks: v.array(v.string()),
     routes: v.boolean(),
     error: v.nullable(failure),
   }),

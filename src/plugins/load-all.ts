@@ -74,6 +74,7 @@ export function describe(
     options: facts.options,
     pages: pageViews(slug, manifest),
     hooks: [],
+    ignoredHooks: [],
     routes: false,
     error: null,
   };
@@ -181,6 +182,12 @@ export async function loadAll(
         logger: deps.logger,
         timeouts: deps.timeouts,
       });
+      if (plugin.plugin.ignored.length > 0) {
+        deps.logger.warn(
+          `plugin "${name}" defines ${plugin.plugin.ignored.join(", ")}, which svc does not run; only setup, middleware, afterCleanup and dispose are called`,
+          { plugin: name },
+        );
+      }
       const extra = await extraServerModules(folder.dir, folder.manifest.main);
       if (extra.length > 0) deps.logger.warn(extraModulesWarning(name, extra), { plugin: name });
       loaded.push(plugin);
@@ -188,6 +195,7 @@ export async function loadAll(
         ...status,
         loaded: true,
         hooks: plugin.plugin.afterCleanup ? ["afterCleanup"] : [],
+        ignoredHooks: plugin.plugin.ignored,
         routes: plugin.plugin.middleware.length > 0,
       });
     } catch (error) {

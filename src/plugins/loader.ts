@@ -60,6 +60,8 @@ function checkPlugin(value: unknown): PluginObject {
   if (!Array.isArray(middleware) || !middleware.every(isFunction)) {
     throw new Error("middleware must be an array of (c, next) functions");
   }
+  const known = new Set(["name", "setup", "middleware", "afterCleanup", "dispose"]);
+  const ignored = Object.keys(record).filter((key) => !known.has(key) && isFunction(record[key]));
   // Bound to the plugin's own object, so hooks that use `this` see what setup left there.
   const bind = <F>(fn: unknown) => (isFunction(fn) ? (fn.bind(value) as F) : undefined);
   return {
@@ -68,6 +70,7 @@ function checkPlugin(value: unknown): PluginObject {
     middleware: middleware as MiddlewareHandler<AppEnv>[],
     afterCleanup: bind<PluginObject["afterCleanup"]>(afterCleanup),
     dispose: bind<PluginObject["dispose"]>(dispose),
+    ignored,
   };
 }
 

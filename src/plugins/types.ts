@@ -25,6 +25,8 @@ export interface PluginObject {
   middleware: MiddlewareHandler<AppEnv>[];
   afterCleanup?: AfterCleanupHook["run"];
   dispose?: () => unknown;
+  /** Functions the plugin defines that svc does not run (another host's hooks, a typo). */
+  ignored: string[];
 }
 
 /** A plugin that imported, built and set up without error, ready for hooks and requests. */
@@ -73,6 +75,8 @@ export interface PluginStatus {
   options: Readonly<Record<string, unknown>>;
   pages: PluginPageView[];
   hooks: string[];
+  /** Functions the plugin offers that svc does not run: reported, never silently dropped. */
+  ignoredHooks: string[];
   routes: boolean;
   error: PluginFailure | null;
 }

@@ -154,3 +154,20 @@ describe("plugins split over several modules", () => {
     expect(warnings[0]).not.toContain("page.js");
   });
 });
+
+describe("hooks svc does not run", () => {
+  test("are listed in the plugin's status and warned about, and the hooks svc runs still run", async () => {
+    const app = await startPluginApp({ fixtures: ["fx-foreign"], entries: ["@fx/foreign"] });
+    expect(await app.status("@fx/foreign")).toMatchObject({
+      loaded: true,
+      hooks: ["afterCleanup"],
+      ignoredHooks: ["beforeTranscribe", "event"],
+    });
+    expect(await runPluginHooks(app, "hi")).toBe("hi [foreign]");
+    app.logger.flush();
+    const warning = app.logs.find(
+      (line) => line.level === "warn" && String(line.msg).includes("@fx/foreign"),
+    );
+    expect(String(warning?.msg)).toContain("defines beforeTranscribe, event, which svc does not run");
+  });
+});
