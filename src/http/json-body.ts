@@ -26,20 +26,25 @@ export interface JsonShape {
 
 /**
  * The depth of the deepest array or object (a scalar is 0) and the number of values (separators
- * plus containers, outside strings) of the JSON text `text`, in one pass that allocates nothing;
- * it stops as soon as either passes its limit. Walking the parsed value instead cost seconds and a
- * GiB for a 16 MiB array.
+ * plus containers, outside strings) of a JSON text, as a string or as its UTF-8 bytes (the marks
+ * it looks for are ASCII, which no multi-byte character contains), in one pass that allocates
+ * nothing; it stops as soon as either passes its limit. Walking the parsed value instead cost
+ * seconds and a GiB for a 16 MiB array.
  */
-export function jsonShape(text: string, limits = { depth: maxJsonDepth, values: maxJsonValues }): JsonShape {
+export function jsonShape(
+  text: string | Uint8Array,
+  limits = { depth: maxJsonDepth, values: maxJsonValues },
+): JsonShape {
+  const codeAt = typeof text === "string" ? (i: number) => text.charCodeAt(i) : (i: number) => text[i] ?? 0;
   let depth = 0;
   let deepest = 0;
   let values = 0;
   for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
+    const char = codeAt(i);
     if (char === quote) {
       // Skip the string: to the next quote that no backslash escapes.
       for (i++; i < text.length; i++) {
-        const inner = text.charCodeAt(i);
+        const inner = codeAt(i);
         if (inner === backslash) i++;
         else if (inner === quote) break;
       }
@@ -66,12 +71,15 @@ export const jsonTextDepth = (text: string): number =>
 export const jsonValueCount = (text: string, limit = maxJsonValues): number =>
   jsonShape(text, { depth: Number.POSITIVE_INFINITY, values: limit }).values;
 
+const utf8 = new TextDecoder();
+
 /**
- * Parses a JSON body: more than `maxJsonValues` values → 413 `payload_too_large` (before parsing),
- * malformed → 400 `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`.
+ * Parses a JSON body (its text, or its bytes: then a body refused for its size is never decoded):
+ * more than `maxJsonValues` values → 413 `payload_too_large` (before parsing), malformed → 400
+ * `invalid_json`, nested over `maxJsonDepth` → 400 `json_too_deep`.
  */
-export function parseJsonBody(text: string, malformed: string): unknown {
-  const shape = jsonShape(text);
+export function parseJsonBody(body: string | Uint8Array, malformed: string): unknown {
+  const shape = jsonShape(body);
   if (shape.values > maxJsonValues) {
     throw new AppError(
       "payload_too_large",
@@ -79,9 +87,9 @@ export function parseJsonBody(text: string, malformed: string): unknown {
       { details: { limit: maxJsonValues } },
     );
   }
-  let body: unknown;
+  let value: unknown;
   try {
-    body = JSON.parse(text);
+    value = JSON.parse(typeof body === "string" ? body : utf8.decode(body));
   } catch {
     throw new AppError("invalid_json", malformed);
   }
@@ -90,5 +98,5 @@ export function parseJsonBody(text: string, malformed: string): unknown {
       details: { limit: maxJsonDepth },
     });
   }
-  return body;
+  return value;
 }

@@ -87,8 +87,8 @@ class TooManyFields {
   ) {}
 }
 
-function jsonRows(text: string, maxRows: number): RawRow[] {
-  const parsed = parseJsonBody(text, "The import body is not valid JSON.");
+function jsonRows(body: Uint8Array, maxRows: number): RawRow[] {
+  const parsed = parseJsonBody(body, "The import body is not valid JSON.");
   if (!Array.isArray(parsed)) {
     throw new AppError("invalid_request", "A JSON import must be an array of objects.");
   }
@@ -107,8 +107,9 @@ export async function readTable<S extends v.GenericSchema>(
   spec: TableSpec<S>,
 ): Promise<v.InferOutput<S>[]> {
   const json = requireMediaType(c, ["application/json", "text/csv"]) === "application/json";
-  const text = await c.req.text();
-  const rows = json ? jsonRows(text, spec.maxRows) : csvRows(text, spec);
+  const rows = json
+    ? jsonRows(new Uint8Array(await c.req.arrayBuffer()), spec.maxRows)
+    : csvRows(await c.req.text(), spec);
   const problems: RowProblem[] = [];
   const seen = new Map<string, RawRow["where"]>();
   const items: v.InferOutput<S>[] = [];

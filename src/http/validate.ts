@@ -34,7 +34,7 @@ export function requireMediaType(c: Context, accepted: readonly string[]): strin
 export async function readJson<S extends v.GenericSchema>(c: Context, schema: S): Promise<v.InferOutput<S>> {
   requireMediaType(c, ["application/json"]);
   const body = parseJsonBody(
-    await c.req.text(),
+    new Uint8Array(await c.req.arrayBuffer()),
     "The request body must be valid JSON (Content-Type: application/json).",
   );
   return parseOrThrow(schema, body, "invalid_request", "request body");

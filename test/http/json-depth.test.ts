@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import {
+  jsonShape,
   jsonTextDepth,
   jsonValueCount,
   maxJsonDepth,
@@ -89,5 +90,15 @@ describe("JSON bodies with millions of tiny values", () => {
     expect(error.details?.limit).toBe(maxJsonValues);
     // At the limit the document is parsed and imported (fields it does not know are ignored).
     expect((await send(maxJsonValues - 3)).status).toBe(200);
+  });
+});
+
+describe("JSON bodies read as bytes", () => {
+  test("parse as their text does, multi-byte characters and escaped quotes in strings included", () => {
+    const text = '{"word":"café \\" [ü,{✓}]","list":[1,2,{"ö":"ß"}]}';
+    const bytes = new TextEncoder().encode(text);
+    expect(parseJsonBody(bytes, "bad")).toEqual(JSON.parse(text));
+    expect(jsonShape(bytes)).toEqual(jsonShape(text));
+    expect(jsonShape(bytes)).toEqual({ depth: 3, values: 6 });
   });
 });
