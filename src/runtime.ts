@@ -66,6 +66,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     services,
     models: models.store,
     hooks: () => plugins.hooks(),
+    transcriptHooks: () => plugins.transcriptHooks(),
     events,
     logger,
   });

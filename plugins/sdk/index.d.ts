@@ -200,6 +200,59 @@ export interface AfterCleanupOutput {
 export type AfterCleanupHook = (input: AfterCleanupInput, output: AfterCleanupOutput) => void | Promise<void>;
 
 /**
+ * An `afterTranscribe` hook's output: the raw transcript to edit, and `consume`, which marks it
+ * handled (a voice command): its text is then final, with no cleanup, dictionary or later hooks.
+ *
+ * @example
+ * ```ts
+ * afterTranscribe(input, output) { if (input.text === "new line") { output.text = "\n"; output.consume = true; } }
+ * ```
+ */
+export interface AfterTranscribeOutput extends AfterCleanupOutput {
+  consume?: boolean;
+}
+
+/**
+ * Runs on the raw transcript, before cleanup (in `enforce` order, then `plugins` order); time-limited
+ * like `afterCleanup`. Edit `output.text`, or consume it.
+ *
+ * @example
+ * ```ts
+ * const hook: AfterTranscribeHook = (input, output) => { output.text = input.text.replace(/\bsvc\b/gi, "SVC"); };
+ * ```
+ */
+export type AfterTranscribeHook = (
+  input: AfterCleanupInput,
+  output: AfterTranscribeOutput,
+) => void | Promise<void>;
+
+/**
+ * What a `beforeCleanup` hook may change about the LLM cleanup pass (it runs only when
+ * `cleanup_mode` is `llm`): lines for its instructions, or `skipLlm` to keep the deterministic text.
+ *
+ * @example
+ * ```ts
+ * beforeCleanup(input, output) { output.instructions.push("Write numbers as digits."); }
+ * ```
+ */
+export interface BeforeCleanupOutput {
+  instructions: string[];
+  skipLlm: boolean;
+}
+
+/** Runs before the LLM cleanup pass, on the deterministic text; time-limited. */
+export type BeforeCleanupHook = (
+  input: AfterCleanupInput,
+  output: BeforeCleanupOutput,
+) => void | Promise<void>;
+
+/**
+ * A server event, as `/api/events` sends it: a `type` (`history.created`, `settings.changed`, …), a
+ * `time`, and ids, keys and numbers (never content).
+ */
+export type ServerEvent = Readonly<{ type: string; time: string } & Record<string, unknown>>;
+
+/**
  * The incoming request as plugin middleware sees it (a Hono `HonoRequest`).
  *
  * @example
@@ -299,7 +352,15 @@ export interface Plugin {
    * `await next()` reach the response.
    */
   middleware?: ReadonlyArray<PluginMiddleware | HonoMiddleware>;
+  /** Edits (or consumes) the raw transcript before cleanup. */
+  afterTranscribe?: AfterTranscribeHook;
+  /** Adds instructions to the LLM cleanup pass, or skips it. */
+  beforeCleanup?: BeforeCleanupHook;
   afterCleanup?: AfterCleanupHook;
+  /** Observes every server event; not awaited, and a throw is logged, never passed on. */
+  event?(event: ServerEvent): void | Promise<void>;
+  /** `"pre"` runs this plugin's hooks before the others', `"post"` after; otherwise `plugins` order. */
+  enforce?: "pre" | "post";
   /** Runs when the plugin is unloaded (reload, disable, uninstall, shutdown): stop timers here. */
   dispose?(): void | Promise<void>;
 }

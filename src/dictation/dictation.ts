@@ -9,7 +9,7 @@ import { createEngineProvider, type EngineProvider } from "./engine-provider.ts"
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
 import { createScheduler } from "./scheduler.ts";
-import type { TextPipeline } from "./text/pipeline.ts";
+import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
 import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
 
@@ -17,6 +17,8 @@ export interface DictationOptions {
   services: Services;
   models: ModelStore;
   hooks: () => readonly AfterCleanupHook[];
+  /** The plugin hooks that run before afterCleanup (afterTranscribe, beforeCleanup). */
+  transcriptHooks?: TextPipelineDeps["getTranscriptHooks"];
   events: EventBus;
   logger: Logger;
 }
@@ -38,7 +40,11 @@ export function createDictation(options: DictationOptions): Dictation {
   const { services, events, logger } = options;
   // Read on every dictation by the engine prompt and the LLM pass: queried once per change.
   const vocabulary = cachedByVersion(services.vocabulary.version, () => services.vocabulary.terms());
-  const pipeline = createTextService(services, { hooks: options.hooks, vocabulary }, logger);
+  const pipeline = createTextService(
+    services,
+    { hooks: options.hooks, transcriptHooks: options.transcriptHooks, vocabulary },
+    logger,
+  );
   const engines = createEngineProvider({
     settings: services.settings,
     models: options.models,

@@ -28,6 +28,27 @@ export interface HookOutput {
   text: string;
 }
 
+/** An `afterTranscribe` hook's output: `consume` marks the text handled (a voice command). */
+export interface TranscriptHookOutput extends HookOutput {
+  consume?: boolean;
+}
+
+/** The text hooks svc runs, by name; `afterTranscribe` runs on the raw transcript, before cleanup. */
+export type TextHookName = "afterTranscribe" | "afterCleanup";
+
+/** What a `beforeCleanup` hook may change about the LLM cleanup pass. */
+export interface BeforeCleanupOutput {
+  /** Lines added to the LLM's instructions (after the matched format's). */
+  instructions: string[];
+  /** True skips the LLM pass: the deterministic cleanup's text goes on. */
+  skipLlm: boolean;
+}
+
+export interface BeforeCleanupHook {
+  pluginName: string;
+  run: (input: HookInput, output: BeforeCleanupOutput) => void | Promise<void>;
+}
+
 export interface AfterCleanupHook {
   pluginName: string;
   /**
@@ -39,8 +60,8 @@ export interface AfterCleanupHook {
 
 export interface HookError {
   plugin: string;
-  hook: "afterCleanup";
-  /** `plugin "<name>" failed in afterCleanup: <reason>`. */
+  hook: TextHookName | "beforeCleanup";
+  /** `plugin "<name>" failed in <hook>: <reason>`. */
   message: string;
 }
 
@@ -53,22 +74,23 @@ export interface HookRunResult {
   text: string;
   errors: HookError[];
   timings: HookTiming[];
+  /** afterTranscribe: the plugin that consumed the text (the chain stopped there), else null. */
+  consumedBy: string | null;
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof Reflect.get(value, "then") === "function";
 
-/** Runs one hook on a private output object; resolves to its text or throws why it has none. */
-async function runOne(
-  hook: AfterCleanupHook,
+/** Calls one hook under its time limit; a late or overrunning hook throws. */
+async function guarded<O>(
+  run: (input: HookInput, output: O) => void | Promise<void>,
   input: Omit<HookInput, "signal">,
-  text: string,
+  output: O,
   timeoutMs: number,
-): Promise<string> {
-  const controller = new AbortController();
-  const output: HookOutput = { text };
+  controller: AbortController,
+): Promise<void> {
   const started = performance.now();
-  const result = hook.run(Object.freeze({ ...input, text, signal: controller.signal }), output);
+  const result = run(Object.freeze({ ...input, signal: controller.signal }), output);
   if (!isThenable(result)) {
     // A synchronous hook cannot be stopped, but one that overran is treated like a late
     // asynchronous one: its text is dropped.
@@ -82,10 +104,21 @@ async function runOne(
       throw error;
     }
   }
+}
+
+/** Runs one text hook on a private output object; resolves to what it left, or throws why not. */
+async function runOne(
+  hook: AfterCleanupHook,
+  input: Omit<HookInput, "signal">,
+  text: string,
+  timeoutMs: number,
+): Promise<{ text: string; consume: boolean }> {
+  const output: TranscriptHookOutput = { text };
+  await guarded(hook.run, { ...input, text }, output, timeoutMs, new AbortController());
   // Read once: later writes by a straggling hook land on an object nobody looks at again.
   const value: unknown = output.text;
   if (typeof value !== "string") throw new Error(`output.text must be a string, got ${typeOf(value)}`);
-  return value;
+  return { text: value, consume: output.consume === true };
 }
 
 const typeOf = (value: unknown): string => (value === null ? "null" : typeof value);
@@ -99,22 +132,56 @@ export async function runHooks(
   hooks: readonly AfterCleanupHook[],
   input: Omit<HookInput, "signal">,
   text: string,
-  options: { timeoutMs: number },
+  options: { timeoutMs: number; hook?: TextHookName },
 ): Promise<HookRunResult> {
+  const name = options.hook ?? "afterCleanup";
   const errors: HookError[] = [];
   const timings: HookTiming[] = [];
   let current = text;
+  let consumedBy: string | null = null;
   for (const hook of hooks) {
     const started = performance.now();
     try {
-      current = await runOne(hook, input, current, options.timeoutMs);
+      const result = await runOne(hook, input, current, options.timeoutMs);
+      current = result.text;
+      if (name === "afterTranscribe" && result.consume) consumedBy = hook.pluginName;
     } catch (error) {
-      const message = `plugin "${hook.pluginName}" failed in afterCleanup: ${reasonOf(error)}`;
-      errors.push({ plugin: hook.pluginName, hook: "afterCleanup", message });
+      const message = `plugin "${hook.pluginName}" failed in ${name}: ${reasonOf(error)}`;
+      errors.push({ plugin: hook.pluginName, hook: name, message });
     }
     timings.push({ plugin: hook.pluginName, ms: performance.now() - started });
+    if (consumedBy !== null) break;
   }
-  return { text: current, errors, timings };
+  return { text: current, errors, timings, consumedBy };
+}
+
+/**
+ * Runs `beforeCleanup` hooks in order, each under the time limit: they add instructions to the LLM
+ * pass or skip it. A failing hook's changes are dropped and reported; the others stand.
+ */
+export async function runBeforeCleanup(
+  hooks: readonly BeforeCleanupHook[],
+  input: HookInput extends infer _ ? Omit<HookInput, "signal"> : never,
+  options: { timeoutMs: number },
+): Promise<BeforeCleanupOutput & { errors: HookError[] }> {
+  const instructions: string[] = [];
+  let skipLlm = false;
+  const errors: HookError[] = [];
+  for (const hook of hooks) {
+    const output: BeforeCleanupOutput = { instructions: [], skipLlm: false };
+    try {
+      await guarded(hook.run, input, output, options.timeoutMs, new AbortController());
+      const added: unknown = output.instructions;
+      if (!Array.isArray(added) || !added.every((line) => typeof line === "string"))
+        throw new Error("output.instructions must be an array of strings");
+      instructions.push(...added);
+      if (output.skipLlm === true) skipLlm = true;
+    } catch (error) {
+      const message = `plugin "${hook.pluginName}" failed in beforeCleanup: ${reasonOf(error)}`;
+      errors.push({ plugin: hook.pluginName, hook: "beforeCleanup", message });
+    }
+  }
+  return { instructions, skipLlm, errors };
 }
 
 /**

@@ -4,6 +4,7 @@ import { reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import { scanPluginsDir } from "./discovery.ts";
+import type { BeforeCleanupHook } from "./hooks.ts";
 import type { Installer } from "./installer.ts";
 import { createLifecycle, type PluginLifecycle } from "./lifecycle.ts";
 import { type LoadResult, loadAll, parseEntry, unlisted } from "./load-all.ts";
@@ -40,20 +41,53 @@ export interface PluginHost extends PluginLifecycle {
   reload(): Promise<void>;
   /** Listed plugins in `plugins` order, then packages on disk that are not listed. */
   list(): Promise<PluginStatus[]>;
-  /** Loaded plugins' `afterCleanup` hooks, in `plugins` order, for the pipeline's guarded runner. */
+  /**
+   * Loaded plugins' `afterCleanup` hooks for the pipeline's guarded runner: `enforce: "pre"`
+   * plugins first, then the rest in `plugins` order, then `"post"` ones.
+   */
   hooks(): readonly PluginHook[];
+  /** The hooks that run before `afterCleanup`, in the same order. */
+  transcriptHooks(): TranscriptHooks;
   /** The loaded plugin that owns the namespace `slug`. */
   find(slug: string): LoadedPlugin | undefined;
   /** Unloads every plugin (shutdown). */
   stop(): Promise<void>;
 }
 
+export interface TranscriptHooks {
+  afterTranscribe: readonly PluginHook[];
+  beforeCleanup: readonly BeforeCleanupHook[];
+}
+
 interface Generation extends LoadResult {
   bySlug: Map<string, LoadedPlugin>;
   hooks: PluginHook[];
+  transcript: TranscriptHooks;
 }
 
-const empty: Generation = { loaded: [], statuses: [], bySlug: new Map(), hooks: [] };
+const empty: Generation = {
+  loaded: [],
+  statuses: [],
+  bySlug: new Map(),
+  hooks: [],
+  transcript: { afterTranscribe: [], beforeCleanup: [] },
+};
+
+const rank = (plugin: LoadedPlugin) =>
+  plugin.plugin.enforce === "pre" ? 0 : plugin.plugin.enforce === "post" ? 2 : 1;
+
+/** The loaded plugins' hooks of one kind, pre plugins first and post ones last (a stable sort). */
+function hooksOf<K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup">(
+  loaded: readonly LoadedPlugin[],
+  kind: K,
+): { pluginName: string; run: NonNullable<LoadedPlugin["plugin"][K]> }[] {
+  return [...loaded]
+    .sort((a, b) => rank(a) - rank(b))
+    .flatMap((plugin) => {
+      const run = plugin.plugin[kind];
+      return run ? [{ pluginName: plugin.name, run: run as NonNullable<LoadedPlugin["plugin"][K]> }] : [];
+    });
+}
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
   const { pluginsDir, settings, events, logger, installer } = options;
@@ -63,6 +97,26 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   let unsubscribe: (() => void) | undefined;
+  let unobserve: (() => void) | undefined;
+
+  /** Hands a server event to every loaded plugin's `event` hook; one that throws is reported. */
+  function observe(event: Readonly<Record<string, unknown>>): void {
+    for (const plugin of current.loaded) {
+      const hook = plugin.plugin.event;
+      if (!hook) continue;
+      const failed = (error: unknown) =>
+        logger.warn(`plugin "${plugin.name}" failed in event: ${reasonOf(error)}`, {
+          plugin: plugin.name,
+          hook: "event",
+        });
+      try {
+        const result: unknown = hook(Object.freeze({ ...event }));
+        if (result instanceof Promise) result.catch(failed);
+      } catch (error) {
+        failed(error);
+      }
+    }
+  }
 
   async function unload(plugins: readonly LoadedPlugin[]): Promise<void> {
     for (const plugin of plugins) {
@@ -96,10 +150,11 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     current = {
       ...result,
       bySlug: new Map(result.loaded.map((plugin) => [plugin.slug, plugin])),
-      hooks: result.loaded.flatMap((plugin) => {
-        const run = plugin.plugin.afterCleanup;
-        return run ? [{ pluginName: plugin.name, run }] : [];
-      }),
+      hooks: hooksOf(result.loaded, "afterCleanup"),
+      transcript: {
+        afterTranscribe: hooksOf(result.loaded, "afterTranscribe"),
+        beforeCleanup: hooksOf(result.loaded, "beforeCleanup"),
+      },
     };
     await unload(previous.loaded);
     logger.info("plugins loaded", {
@@ -163,6 +218,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       await mkdir(pluginsDir, { recursive: true });
       await installer?.recover();
       provideSdk();
+      unobserve ??= events.subscribe(observe);
       unsubscribe ??= settings.onChange(() => {
         reload().catch((error) => logger.error("reloading plugins failed", { error: reasonOf(error) }));
       });
@@ -171,10 +227,13 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     reload,
     list,
     hooks: () => current.hooks,
+    transcriptHooks: () => current.transcript,
     find: (slug) => current.bySlug.get(slug),
     async stop() {
       unsubscribe?.();
       unsubscribe = undefined;
+      unobserve?.();
+      unobserve = undefined;
       await running?.catch(() => {});
       const last = current;
       current = empty;

@@ -52,15 +52,43 @@ function checkPlugin(value: unknown): PluginObject {
     throw new Error(`the factory returned ${value === null ? "null" : typeof value}, not a plugin object`);
   }
   const record = value as Record<string, unknown>;
-  const { name, setup, middleware = [], afterCleanup, dispose } = record;
+  const {
+    name,
+    setup,
+    middleware = [],
+    afterCleanup,
+    afterTranscribe,
+    beforeCleanup,
+    event,
+    dispose,
+    enforce,
+  } = record;
   if (typeof name !== "string" || name.length === 0) throw new Error("the plugin has no name");
-  for (const [member, fn] of Object.entries({ setup, afterCleanup, dispose })) {
+  if (enforce !== undefined && enforce !== "pre" && enforce !== "post")
+    throw new Error('enforce must be "pre", "post" or absent');
+  for (const [member, fn] of Object.entries({
+    setup,
+    afterCleanup,
+    afterTranscribe,
+    beforeCleanup,
+    event,
+    dispose,
+  })) {
     if (fn !== undefined && !isFunction(fn)) throw new Error(`${member} must be a function`);
   }
   if (!Array.isArray(middleware) || !middleware.every(isFunction)) {
     throw new Error("middleware must be an array of (c, next) functions");
   }
-  const known = new Set(["name", "setup", "middleware", "afterCleanup", "dispose"]);
+  const known = new Set([
+    "name",
+    "setup",
+    "middleware",
+    "afterCleanup",
+    "afterTranscribe",
+    "beforeCleanup",
+    "event",
+    "dispose",
+  ]);
   const ignored = Object.keys(record).filter((key) => !known.has(key) && isFunction(record[key]));
   // Bound to the plugin's own object, so hooks that use `this` see what setup left there.
   const bind = <F>(fn: unknown) => (isFunction(fn) ? (fn.bind(value) as F) : undefined);
@@ -69,6 +97,10 @@ function checkPlugin(value: unknown): PluginObject {
     setup: bind<PluginObject["setup"]>(setup),
     middleware: middleware as MiddlewareHandler<AppEnv>[],
     afterCleanup: bind<PluginObject["afterCleanup"]>(afterCleanup),
+    afterTranscribe: bind<PluginObject["afterTranscribe"]>(afterTranscribe),
+    beforeCleanup: bind<PluginObject["beforeCleanup"]>(beforeCleanup),
+    event: bind<PluginObject["event"]>(event),
+    enforce: enforce as PluginObject["enforce"],
     dispose: bind<PluginObject["dispose"]>(dispose),
     ignored,
   };

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/types.ts";
-import type { AfterCleanupHook } from "./hooks.ts";
+import type { AfterCleanupHook, BeforeCleanupHook } from "./hooks.ts";
 import type { PluginManifest, PluginPage } from "./manifest.ts";
 
 /** One entry of the `plugins` setting: a package name or `[name, options]`. */
@@ -24,6 +24,12 @@ export interface PluginObject {
   setup?: (ctx: unknown) => unknown;
   middleware: MiddlewareHandler<AppEnv>[];
   afterCleanup?: AfterCleanupHook["run"];
+  afterTranscribe?: AfterCleanupHook["run"];
+  beforeCleanup?: BeforeCleanupHook["run"];
+  /** Observes server events (the /api/events messages); its result is not awaited. */
+  event?: (event: Readonly<Record<string, unknown>>) => unknown;
+  /** Where its hooks run among the others': "pre" first, "post" last, otherwise in `plugins` order. */
+  enforce?: "pre" | "post";
   dispose?: () => unknown;
   /** Functions the plugin defines that svc does not run (another host's hooks, a typo). */
   ignored: string[];

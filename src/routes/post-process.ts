@@ -40,6 +40,7 @@ const resultSchema = describes<PipelineResult>()(
       total: v.number(),
     }),
     format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+    consumedBy: v.nullable(v.string()),
   }),
 );
 

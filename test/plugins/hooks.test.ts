@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { type AfterCleanupHook, type HookInput, runHooks, transformHook } from "../../src/plugins/hooks.ts";
+import {
+  type AfterCleanupHook,
+  type HookInput,
+  runBeforeCleanup,
+  runHooks,
+  transformHook,
+} from "../../src/plugins/hooks.ts";
 
 const input = { text: "hello world", raw: "um hello world", appContext: { app: "Slack" }, language: "en" };
 
@@ -230,6 +236,7 @@ describe("runHooks", () => {
       text: "as is",
       errors: [],
       timings: [],
+      consumedBy: null,
     });
   });
 });
@@ -273,5 +280,71 @@ describe("transformHook", () => {
     );
     expect(result.text).toBe("hello world");
     expect(result.errors[0]?.message).toBe('plugin "bad-transform" failed in afterCleanup: nope');
+  });
+});
+
+describe("runHooks for afterTranscribe, and runBeforeCleanup", () => {
+  const hook = (pluginName: string, run: AfterCleanupHook["run"]): AfterCleanupHook => ({ pluginName, run });
+
+  test("a consuming hook stops the chain; a failing one is reported under its hook's name", async () => {
+    const result = await runHooks(
+      [
+        hook("@a/fails", () => {
+          throw new Error("nope");
+        }),
+        hook("@a/consumes", (_input, output) => {
+          Object.assign(output, { text: "done", consume: true });
+        }),
+        hook("@a/never", (_input, output) => {
+          output.text = "not reached";
+        }),
+      ],
+      input,
+      "raw",
+      { timeoutMs: 100, hook: "afterTranscribe" },
+    );
+    expect(result.text).toBe("done");
+    expect(result.consumedBy).toBe("@a/consumes");
+    expect(result.errors.map((error) => error.message)).toEqual([
+      'plugin "@a/fails" failed in afterTranscribe: nope',
+    ]);
+    expect(result.timings.map((timing) => timing.plugin)).toEqual(["@a/fails", "@a/consumes"]);
+  });
+
+  test("consume means nothing to afterCleanup: the chain goes on", async () => {
+    const result = await runHooks(
+      [
+        hook("@a/consumes", (_input, output) => {
+          Object.assign(output, { text: "x", consume: true });
+        }),
+        hook("@a/after", (_input, output) => {
+          output.text += "y";
+        }),
+      ],
+      input,
+      "raw",
+      { timeoutMs: 100 },
+    );
+    expect(result).toMatchObject({ text: "xy", consumedBy: null });
+  });
+
+  test("beforeCleanup hooks add instructions in order; a bad one is reported and dropped", async () => {
+    const result = await runBeforeCleanup(
+      [
+        { pluginName: "@a/one", run: (_input, output) => void output.instructions.push("first") },
+        {
+          pluginName: "@a/bad",
+          run: (_input, output) => {
+            (output as { instructions: unknown }).instructions = "not a list";
+          },
+        },
+        { pluginName: "@a/two", run: (_input, output) => void output.instructions.push("second") },
+      ],
+      input,
+      { timeoutMs: 100 },
+    );
+    expect(result.instructions).toEqual(["first", "second"]);
+    expect(result.skipLlm).toBe(false);
+    expect(result.errors.map((error) => error.hook)).toEqual(["beforeCleanup"]);
   });
 });

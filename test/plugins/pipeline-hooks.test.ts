@@ -45,3 +45,75 @@ describe("plugin afterCleanup hooks in the text pipeline", () => {
     expect((await pipelineOf(app).run({ text: "fine" })).text).toBe("Fine");
   });
 });
+
+describe("the hooks before afterCleanup", () => {
+  const post = async (app: PluginApp, text: string) =>
+    (await (await app.json("/api/post-process", "POST", { text })).json()) as {
+      text: string;
+      raw: string;
+      consumedBy: string | null;
+      stages: { cleanup: { text: string }; plugins: { errors: { plugin: string; hook: string }[] } };
+    };
+
+  test('enforce orders every hook: "pre" first, "post" last, whatever the plugins order', async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-hook-post", "fx-transform", "fx-hook-pre"],
+      entries: ["@fx/hook-post", ["@fx/transform", { suffix: " [plain]" }], "@fx/hook-pre"],
+    });
+    const result = await post(app, "hello");
+    // afterTranscribe edits the raw transcript before cleanup; afterCleanup runs pre, plain, post.
+    expect(result.stages.cleanup.text).toBe("Hello (pre-raw)");
+    expect(result.text).toBe("Hello (pre-raw) [pre] [plain] [post]");
+    expect((await app.status("@fx/hook-post"))?.hooks).toEqual(["beforeCleanup", "afterCleanup", "event"]);
+  });
+
+  test("afterTranscribe can consume a command: its text is final, no cleanup or later hooks", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-hook-command", "fx-transform"],
+      entries: ["@fx/hook-command", ["@fx/transform", { suffix: " [after]" }]],
+    });
+    const command = await post(app, "command lights on");
+    expect(command).toMatchObject({ text: "✓ lights on", consumedBy: "@fx/hook-command" });
+    const prose = await post(app, "um hello there");
+    expect(prose).toMatchObject({ text: "Hello there [after]", consumedBy: null });
+  });
+
+  test("beforeCleanup adds instructions to the LLM pass, or skips it", async () => {
+    const requests: { messages: { role: string; content: string }[] }[] = [];
+    const llm = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        const body = (await request.json()) as { messages: { role: string; content: string }[] };
+        requests.push(body);
+        return Response.json({
+          choices: [
+            { index: 0, message: { role: "assistant", content: "Rewritten." }, finish_reason: "stop" },
+          ],
+        });
+      },
+    });
+    try {
+      const app = await startPluginApp({ fixtures: ["fx-hook-post"], entries: ["@fx/hook-post"] });
+      app.services.settings.set("cleanup_mode", "llm");
+      app.services.settings.set("llm_base_url", `http://127.0.0.1:${llm.port}/v1`);
+      app.services.settings.set("llm_model", "test");
+      const rewritten = await post(app, "we sold twelve units");
+      expect(requests).toHaveLength(1);
+      expect(JSON.stringify(requests[0]?.messages)).toContain("Write numbers as digits.");
+      expect(rewritten.stages.cleanup.text).toBe("Rewritten.");
+      const skipped = await post(app, "no llm for this one");
+      expect(requests).toHaveLength(1);
+      expect(skipped.stages.cleanup.text).toMatch(/^No llm for this one\.?$/i);
+    } finally {
+      llm.stop(true);
+    }
+  });
+
+  test("event hooks observe the server events", async () => {
+    const app = await startPluginApp({ fixtures: ["fx-hook-post"], entries: ["@fx/hook-post"] });
+    await app.json("/api/dictionary", "POST", { key: "brb", value: "be right back" });
+    const seen = (await (await app.request("/api/plugins/fx-hook-post/seen")).json()) as { seen: string[] };
+    expect(seen.seen).toContain("dictionary.changed");
+  });
+});

@@ -3,13 +3,22 @@ import type { MiddlewareHandler } from "hono";
 import { secureHeaders } from "hono/secure-headers";
 import type {
   AppContext as SdkAppContext,
+  BeforeCleanupOutput as SdkBeforeCleanupOutput,
   AfterCleanupHook as SdkHook,
   AfterCleanupInput as SdkInput,
   AfterCleanupOutput as SdkOutput,
   Plugin as SdkPlugin,
+  AfterTranscribeOutput as SdkTranscribeOutput,
 } from "../../plugins/sdk/index.js";
 import { pluginSlug } from "../../plugins/sdk/index.js";
-import type { AfterCleanupHook, AppContext, HookInput, HookOutput } from "../../src/plugins/hooks.ts";
+import type {
+  AfterCleanupHook,
+  AppContext,
+  BeforeCleanupOutput,
+  HookInput,
+  HookOutput,
+  TranscriptHookOutput,
+} from "../../src/plugins/hooks.ts";
 import { pluginSlug as hostSlug } from "../../src/plugins/slug.ts";
 
 // The SDK's hook types (what plugin authors compile against) and the host's (what the pipeline
@@ -22,10 +31,12 @@ const conforms: [
   Equal<SdkOutput, HookOutput>,
   Equal<SdkAppContext, AppContext>,
   Equal<SdkHook, AfterCleanupHook["run"]>,
-] = [true, true, true, true];
+  Equal<SdkTranscribeOutput, TranscriptHookOutput>,
+  Equal<SdkBeforeCleanupOutput, BeforeCleanupOutput>,
+] = [true, true, true, true, true, true];
 
 test("the SDK's hook types are the host's (checked by tsc)", () => {
-  expect(conforms).toEqual([true, true, true, true]);
+  expect(conforms).toEqual([true, true, true, true, true, true]);
 });
 
 test("the SDK's pluginSlug gives the host's slug", () => {

@@ -1,5 +1,12 @@
 import { defaultFormatStyle, type FormatStyle } from "../../formats/style.ts";
-import { type AfterCleanupHook, type AppContext, type HookError, runHooks } from "../../plugins/hooks.ts";
+import {
+  type AfterCleanupHook,
+  type AppContext,
+  type BeforeCleanupHook,
+  type HookError,
+  runBeforeCleanup,
+  runHooks,
+} from "../../plugins/hooks.ts";
 import { applyEndPunctuation, cleanTranscript } from "./cleanup/cleanup.ts";
 import type { DictionaryMatcher } from "./dictionary-matcher.ts";
 import { type LlmEndpoint, type LlmFailureReason, runLlmCleanup } from "./llm/cleanup.ts";
@@ -36,6 +43,11 @@ export interface TextPipelineDeps {
   recordDictionaryUsage(hits: Map<number, number>): void;
   getVocabulary(): readonly string[];
   getHooks(): readonly AfterCleanupHook[];
+  /** Plugin hooks that run before `afterCleanup`: on the raw transcript, and before the LLM pass. */
+  getTranscriptHooks?(): {
+    afterTranscribe: readonly AfterCleanupHook[];
+    beforeCleanup: readonly BeforeCleanupHook[];
+  };
   logger: { warn(message: string, fields?: object): void };
 }
 
@@ -66,6 +78,8 @@ export interface PipelineResult {
   /** Milliseconds per stage; `cleanup` includes the LLM call. */
   timings: { cleanup: number; dictionary: number; plugins: number; total: number };
   format: { id: number; label: string } | null;
+  /** The plugin whose `afterTranscribe` hook consumed the transcript (a voice command), else null. */
+  consumedBy: string | null;
 }
 
 export interface TextPipeline {
@@ -93,14 +107,19 @@ function blankResult(raw: string, mode: CleanupMode): PipelineResult {
     },
     timings: { cleanup: 0, dictionary: 0, plugins: 0, total: 0 },
     format: null,
+    consumedBy: null,
   };
 }
+
+const noTranscriptHooks = { afterTranscribe: [], beforeCleanup: [] };
 
 export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
   async function cleanup(
     input: PipelineInput,
     config: PipelineConfig,
     format: MatchedFormat | null,
+    beforeCleanup: readonly BeforeCleanupHook[],
+    errors: HookError[],
   ): Promise<CleanupOutcome> {
     const style = format?.style ?? defaultFormatStyle;
     const language = input.language ?? null;
@@ -115,9 +134,18 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
       const detail = "cleanup_mode is llm but no LLM endpoint is configured";
       return { deterministic, text: deterministic, fallback: { reason: "not_configured", detail } };
     }
+    // Plugins may add instructions to the LLM pass, or skip it for this text.
+    const before = await runBeforeCleanup(
+      beforeCleanup,
+      { text: deterministic, raw: input.text, appContext: input.appContext ?? null, language },
+      { timeoutMs: config.hookTimeoutMs },
+    );
+    errors.push(...before.errors);
+    if (before.skipLlm) return { deterministic, text: deterministic };
+    const instructions = [format?.instructions ?? "", ...before.instructions].filter(Boolean).join("\n");
     const result = await runLlmCleanup(config.llm, {
       text: deterministic,
-      instructions: format?.instructions ?? null,
+      instructions: instructions || null,
       vocabulary: deps.getVocabulary(),
       language,
       timeoutMs: config.llm.timeoutMs,
@@ -152,8 +180,45 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
       const started = performance.now();
       const appContext = input.appContext ?? null;
       const format = deps.matchFormat(appContext);
+      const early = deps.getTranscriptHooks?.() ?? noTranscriptHooks;
+      const hookErrors: HookError[] = [];
 
-      const cleaned = await cleanup(input, config, format);
+      // afterTranscribe edits the raw transcript; a hook that consumes it (a voice command) makes
+      // its text final: no cleanup, dictionary or afterCleanup.
+      const transcribed =
+        early.afterTranscribe.length === 0
+          ? { text: input.text, errors: [], consumedBy: null }
+          : await runHooks(
+              early.afterTranscribe,
+              { text: input.text, raw: input.text, appContext, language: input.language ?? null },
+              input.text,
+              { timeoutMs: config.hookTimeoutMs, hook: "afterTranscribe" },
+            );
+      hookErrors.push(...transcribed.errors);
+      if (transcribed.consumedBy !== null) {
+        for (const error of hookErrors)
+          deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
+        return {
+          ...blankResult(input.text, config.cleanupMode),
+          text: transcribed.text,
+          deterministic: transcribed.text,
+          stages: {
+            cleanup: { mode: config.cleanupMode, text: transcribed.text },
+            dictionary: { text: transcribed.text, replacements: 0 },
+            plugins: { text: transcribed.text, errors: hookErrors },
+          },
+          timings: { cleanup: 0, dictionary: 0, plugins: elapsed(started), total: elapsed(started) },
+          consumedBy: transcribed.consumedBy,
+        };
+      }
+
+      const cleaned = await cleanup(
+        { ...input, text: transcribed.text },
+        config,
+        format,
+        early.beforeCleanup,
+        hookErrors,
+      );
       const cleanupMs = elapsed(started);
 
       const dictionaryStarted = performance.now();
@@ -172,8 +237,8 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         dictionary.text === ""
           ? { text: "", errors: [] }
           : await runHooks(deps.getHooks(), hookInput, dictionary.text, { timeoutMs: config.hookTimeoutMs });
-      for (const error of plugins.errors)
-        deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
+      const errors = [...hookErrors, ...plugins.errors];
+      for (const error of errors) deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
       const pluginsMs = elapsed(pluginsStarted);
 
       return {
@@ -183,7 +248,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         stages: {
           cleanup: { mode: config.cleanupMode, text: cleaned.text, ...pickFallback(cleaned) },
           dictionary,
-          plugins: { text: plugins.text, errors: plugins.errors },
+          plugins: { text: plugins.text, errors },
         },
         timings: {
           cleanup: cleanupMs,
@@ -192,6 +257,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
           total: elapsed(started),
         },
         format: format ? { id: format.id, label: format.label } : null,
+        consumedBy: null,
       };
     },
   };

@@ -1,7 +1,12 @@
 import type { AfterCleanupHook } from "../../plugins/hooks.ts";
 import type { Services } from "../../services.ts";
 import { compileDictionary, type DictionaryMatcher } from "./dictionary-matcher.ts";
-import { createTextPipeline, type PipelineConfig, type TextPipeline } from "./pipeline.ts";
+import {
+  createTextPipeline,
+  type PipelineConfig,
+  type TextPipeline,
+  type TextPipelineDeps,
+} from "./pipeline.ts";
 
 /** Rebuilds a value only when its source's version counter moves. */
 export function cachedByVersion<T>(version: () => number, build: () => T): () => T {
@@ -25,6 +30,7 @@ export function createTextService(
   services: Services,
   sources: {
     hooks: () => readonly AfterCleanupHook[];
+    transcriptHooks?: TextPipelineDeps["getTranscriptHooks"];
     /** The vocabulary terms, cached by the caller (the speech engines read the same list). */
     vocabulary: () => readonly string[];
   },
@@ -59,6 +65,7 @@ export function createTextService(
     recordDictionaryUsage: (hits) => dictionary.recordUsage(hits),
     getVocabulary: sources.vocabulary,
     getHooks: sources.hooks,
+    ...(sources.transcriptHooks ? { getTranscriptHooks: sources.transcriptHooks } : {}),
     logger,
   });
 }
