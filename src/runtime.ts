@@ -67,6 +67,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     models: models.store,
     hooks: () => plugins.hooks(),
     transcriptHooks: () => plugins.transcriptHooks(),
+    beforeTranscribe: () => plugins.transcriptHooks().beforeTranscribe,
     events,
     logger,
   });

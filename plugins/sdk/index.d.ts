@@ -247,6 +247,44 @@ export type BeforeCleanupHook = (
 ) => void | Promise<void>;
 
 /**
+ * What a `beforeTranscribe` hook sees: the decoded recording (mono, 16 kHz, samples in [-1, 1])
+ * before any speech engine runs.
+ */
+export interface BeforeTranscribeInput {
+  readonly pcm: Float32Array;
+  readonly sampleRate: number;
+  readonly durationMs: number;
+  /** The language asked for ("auto" lets the engine detect it). */
+  readonly language: string;
+  readonly appContext: Readonly<AppContext> | null;
+  /** Aborted when the hook's time is up. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What a `beforeTranscribe` hook may change for this one dictation: the audio, the engine (an
+ * `stt_engine` value), the language, or, with `consume`, the transcript itself (no engine runs).
+ *
+ * @example
+ * ```ts
+ * beforeTranscribe(input, output) { if (input.durationMs < 300) { output.text = ""; output.consume = true; } }
+ * ```
+ */
+export interface BeforeTranscribeOutput {
+  pcm?: Float32Array;
+  engine?: string;
+  language?: string;
+  text?: string;
+  consume?: boolean;
+}
+
+/** Runs on the decoded audio before the speech engine; time-limited like the text hooks. */
+export type BeforeTranscribeHook = (
+  input: BeforeTranscribeInput,
+  output: BeforeTranscribeOutput,
+) => void | Promise<void>;
+
+/**
  * A server event, as `/api/events` sends it: a `type` (`history.created`, `settings.changed`, …), a
  * `time`, and ids, keys and numbers (never content).
  */
@@ -352,6 +390,8 @@ export interface Plugin {
    * `await next()` reach the response.
    */
   middleware?: ReadonlyArray<PluginMiddleware | HonoMiddleware>;
+  /** Swaps the audio, engine or language of one dictation, or answers it, before the engine runs. */
+  beforeTranscribe?: BeforeTranscribeHook;
   /** Edits (or consumes) the raw transcript before cleanup. */
   afterTranscribe?: AfterTranscribeHook;
   /** Adds instructions to the LLM cleanup pass, or skips it. */

@@ -1,7 +1,7 @@
 import { isAppError, reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
-import type { AfterCleanupHook } from "../plugins/hooks.ts";
+import type { AfterCleanupHook, BeforeTranscribeHook } from "../plugins/hooks.ts";
 import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { decodeAudio } from "./audio/index.ts";
@@ -17,6 +17,8 @@ export interface DictationOptions {
   services: Services;
   models: ModelStore;
   hooks: () => readonly AfterCleanupHook[];
+  /** Plugin beforeTranscribe hooks, run on the decoded audio before the engine. */
+  beforeTranscribe?: () => readonly BeforeTranscribeHook[];
   /** The plugin hooks that run before afterCleanup (afterTranscribe, beforeCleanup). */
   transcriptHooks?: TextPipelineDeps["getTranscriptHooks"];
   events: EventBus;
@@ -80,7 +82,11 @@ export function createDictation(options: DictationOptions): Dictation {
       maxAudioMs: services.settings.get("max_audio_seconds") * 1000,
       timeoutMs: services.settings.get("transcribe_timeout_seconds") * 1000,
       language: services.settings.get("language"),
+      hookTimeoutMs: services.settings.get("hook_timeout_ms"),
+      engine: services.settings.get("stt_engine"),
     }),
+    ...(options.beforeTranscribe ? { beforeTranscribe: options.beforeTranscribe } : {}),
+    warn: (message, fields) => logger.warn(message, fields),
   });
   // Audio decoders stay lazy: each compressed codec holds tens of MB of WASM memory once used.
   const warmUp = async () => {

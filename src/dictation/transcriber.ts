@@ -1,8 +1,14 @@
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
+import {
+  type BeforeTranscribeHook,
+  type BeforeTranscribeOutput,
+  runBeforeTranscribe,
+} from "../plugins/hooks.ts";
 import { isNearSilent, measureLevel } from "./audio/level.ts";
 import { SAMPLE_RATE } from "./audio/rate.ts";
 import { splitAudio } from "./chunking.ts";
+import { isEngineId } from "./engines/ids.ts";
 import type { EngineId, SpeechEngine } from "./engines/types.ts";
 import type { Timings, TranscribeResult } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
@@ -44,7 +50,17 @@ export interface TranscriberDeps {
   }): Promise<PostProcessed>;
   record(entry: HistoryEntry): number | null;
   publish(type: "transcription.completed", data: Record<string, unknown>): void;
-  limits(): { maxAudioMs: number; timeoutMs: number; language: string };
+  limits(): {
+    maxAudioMs: number;
+    timeoutMs: number;
+    language: string;
+    hookTimeoutMs: number;
+    engine: EngineId;
+  };
+  /** Plugin `beforeTranscribe` hooks, in order; absent or empty: the audio goes to the engine as is. */
+  beforeTranscribe?(): readonly BeforeTranscribeHook[];
+  /** Reports a plugin hook's failure (the dictation goes on without its changes). */
+  warn?(message: string, fields: Record<string, unknown>): void;
 }
 
 export interface HistoryEntry {
@@ -134,6 +150,23 @@ export function createTranscriber(deps: TranscriberDeps) {
     return { text: active.clean(texts.join(" ").trim(), quiet), language: detected };
   }
 
+  async function beforeTranscribe(
+    clip: DecodedClip,
+    language: string,
+    appContext: AppContext | null,
+    timeoutMs: number,
+  ): Promise<BeforeTranscribeOutput & { consumedBy: string | null }> {
+    const hooks = deps.beforeTranscribe?.() ?? [];
+    if (hooks.length === 0) return { consumedBy: null };
+    const plan = await runBeforeTranscribe(
+      hooks,
+      { pcm: clip.pcm, sampleRate: SAMPLE_RATE, durationMs: clip.durationMs, language, appContext },
+      { timeoutMs, isEngine: isEngineId },
+    );
+    for (const error of plan.errors) deps.warn?.(error.message, { plugin: error.plugin, hook: error.hook });
+    return plan;
+  }
+
   async function transcribe(input: TranscribeInput): Promise<TranscribeResult> {
     const started = performance.now();
     const limits = deps.limits();
@@ -142,16 +175,28 @@ export function createTranscriber(deps: TranscriberDeps) {
     const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
     const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
     timings.decode = performance.now() - started;
-    // Loading a model (only the first time, or after a settings change) counts as engine time.
-    const loading = performance.now();
-    const active = await deps.engine(input.engine);
-    timings.engine += performance.now() - loading;
     let language = input.language ?? limits.language;
+    // Plugins may swap the audio, the engine or the language for this dictation, or answer it.
+    const plan = await beforeTranscribe(clip, language, input.appContext ?? null, limits.hookTimeoutMs);
+    const pcm = plan.pcm ?? clip.pcm;
+    if (plan.language !== undefined) language = plan.language;
+    const engineId = (plan.engine as EngineId | undefined) ?? input.engine;
     let raw = "";
+    let active: Pick<ActiveEngine, "id" | "model">;
     try {
-      // Silence never reaches the engine: it is where hallucinations come from.
-      if (!isNearSilent(clip.pcm))
-        ({ text: raw, language } = await recognise(active, clip.pcm, language, signal, timings));
+      if (plan.consume && plan.text !== undefined) {
+        raw = plan.text;
+        active = { id: engineId ?? limits.engine, model: `plugin:${plan.consumedBy}` };
+      } else {
+        // Loading a model (only the first time, or after a settings change) counts as engine time.
+        const loading = performance.now();
+        const engine = await deps.engine(engineId);
+        timings.engine += performance.now() - loading;
+        active = engine;
+        // Silence never reaches the engine: it is where hallucinations come from.
+        if (!isNearSilent(pcm))
+          ({ text: raw, language } = await recognise(engine, pcm, language, signal, timings));
+      }
     } catch (error) {
       if (timeout.aborted) {
         throw new AppError(

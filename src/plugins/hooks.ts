@@ -60,7 +60,7 @@ export interface AfterCleanupHook {
 
 export interface HookError {
   plugin: string;
-  hook: TextHookName | "beforeCleanup";
+  hook: TextHookName | "beforeCleanup" | "beforeTranscribe";
   /** `plugin "<name>" failed in <hook>: <reason>`. */
   message: string;
 }
@@ -194,4 +194,86 @@ export function transformHook(
   return async (input, output) => {
     output.text = await fn(output.text, input);
   };
+}
+
+/** What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz) and the request. */
+export interface BeforeTranscribeInput {
+  readonly pcm: Float32Array;
+  readonly sampleRate: number;
+  readonly durationMs: number;
+  /** The language asked for ("auto" when the engine should detect it). */
+  readonly language: string;
+  readonly appContext: Readonly<AppContext> | null;
+  readonly signal: AbortSignal;
+}
+
+/** What a `beforeTranscribe` hook may change for this one dictation. */
+export interface BeforeTranscribeOutput {
+  /** Replacement audio (mono, 16 kHz, samples in [-1, 1]), e.g. trimmed or filtered. */
+  pcm?: Float32Array;
+  /** Another engine (an `stt_engine` value) for this dictation. */
+  engine?: string;
+  /** Another language (an ISO 639 code, or "auto"). */
+  language?: string;
+  /** With `consume`: the transcript, so no speech engine runs. */
+  text?: string;
+  consume?: boolean;
+}
+
+export interface BeforeTranscribeHook {
+  pluginName: string;
+  run: (input: BeforeTranscribeInput, output: BeforeTranscribeOutput) => void | Promise<void>;
+}
+
+/**
+ * Runs `beforeTranscribe` hooks in order, each on the audio the ones before left, under the time
+ * limit. A hook whose output is malformed or that fails is reported and its changes dropped; one
+ * that consumes stops the chain with its text.
+ */
+export async function runBeforeTranscribe(
+  hooks: readonly BeforeTranscribeHook[],
+  input: Omit<BeforeTranscribeInput, "signal">,
+  options: { timeoutMs: number; isEngine(value: string): boolean },
+): Promise<BeforeTranscribeOutput & { errors: HookError[]; consumedBy: string | null }> {
+  const plan: BeforeTranscribeOutput = {};
+  const errors: HookError[] = [];
+  let consumedBy: string | null = null;
+  for (const hook of hooks) {
+    const output: BeforeTranscribeOutput = {};
+    const controller = new AbortController();
+    try {
+      const current = { ...input, pcm: plan.pcm ?? input.pcm, language: plan.language ?? input.language };
+      const result = hook.run(Object.freeze({ ...current, signal: controller.signal }), output);
+      if (isThenable(result)) {
+        try {
+          await withTimeout(result, options.timeoutMs);
+        } catch (error) {
+          if (error instanceof StepTimeout) controller.abort(error);
+          throw error;
+        }
+      }
+      const { pcm, engine, language, text, consume } = output;
+      if (pcm !== undefined && !(pcm instanceof Float32Array))
+        throw new Error("output.pcm must be a Float32Array");
+      if (engine !== undefined && !options.isEngine(engine))
+        throw new Error(`output.engine "${engine}" is not an engine`);
+      if (language !== undefined && typeof language !== "string")
+        throw new Error("output.language must be a string");
+      if (consume === true && typeof text !== "string") throw new Error("output.consume needs output.text");
+      Object.assign(
+        plan,
+        Object.fromEntries(Object.entries({ pcm, engine, language }).filter(([, v]) => v !== undefined)),
+      );
+      if (consume === true) {
+        plan.text = text;
+        plan.consume = true;
+        consumedBy = hook.pluginName;
+      }
+    } catch (error) {
+      const message = `plugin "${hook.pluginName}" failed in beforeTranscribe: ${reasonOf(error)}`;
+      errors.push({ plugin: hook.pluginName, hook: "beforeTranscribe", message });
+    }
+    if (consumedBy !== null) break;
+  }
+  return { ...plan, errors, consumedBy };
 }

@@ -4,7 +4,7 @@ import { reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import { scanPluginsDir } from "./discovery.ts";
-import type { BeforeCleanupHook } from "./hooks.ts";
+import type { BeforeCleanupHook, BeforeTranscribeHook } from "./hooks.ts";
 import type { Installer } from "./installer.ts";
 import { createLifecycle, type PluginLifecycle } from "./lifecycle.ts";
 import { type LoadResult, loadAll, parseEntry, unlisted } from "./load-all.ts";
@@ -55,6 +55,7 @@ export interface PluginHost extends PluginLifecycle {
 }
 
 export interface TranscriptHooks {
+  beforeTranscribe: readonly BeforeTranscribeHook[];
   afterTranscribe: readonly PluginHook[];
   beforeCleanup: readonly BeforeCleanupHook[];
 }
@@ -70,14 +71,14 @@ const empty: Generation = {
   statuses: [],
   bySlug: new Map(),
   hooks: [],
-  transcript: { afterTranscribe: [], beforeCleanup: [] },
+  transcript: { beforeTranscribe: [], afterTranscribe: [], beforeCleanup: [] },
 };
 
 const rank = (plugin: LoadedPlugin) =>
   plugin.plugin.enforce === "pre" ? 0 : plugin.plugin.enforce === "post" ? 2 : 1;
 
 /** The loaded plugins' hooks of one kind, pre plugins first and post ones last (a stable sort). */
-function hooksOf<K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup">(
+function hooksOf<K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup" | "beforeTranscribe">(
   loaded: readonly LoadedPlugin[],
   kind: K,
 ): { pluginName: string; run: NonNullable<LoadedPlugin["plugin"][K]> }[] {
@@ -152,6 +153,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       bySlug: new Map(result.loaded.map((plugin) => [plugin.slug, plugin])),
       hooks: hooksOf(result.loaded, "afterCleanup"),
       transcript: {
+        beforeTranscribe: hooksOf(result.loaded, "beforeTranscribe"),
         afterTranscribe: hooksOf(result.loaded, "afterTranscribe"),
         beforeCleanup: hooksOf(result.loaded, "beforeCleanup"),
       },

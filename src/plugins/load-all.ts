@@ -184,7 +184,7 @@ export async function loadAll(
       });
       if (plugin.plugin.ignored.length > 0) {
         deps.logger.warn(
-          `plugin "${name}" defines ${plugin.plugin.ignored.join(", ")}, which svc does not run (it calls setup, middleware, afterTranscribe, beforeCleanup, afterCleanup, event and dispose)`,
+          `plugin "${name}" defines ${plugin.plugin.ignored.join(", ")}, which svc does not run (it calls setup, middleware, beforeTranscribe, afterTranscribe, beforeCleanup, afterCleanup, event and dispose)`,
           { plugin: name },
         );
       }
@@ -194,9 +194,9 @@ export async function loadAll(
       statuses.push({
         ...status,
         loaded: true,
-        hooks: (["afterTranscribe", "beforeCleanup", "afterCleanup", "event"] as const).filter(
-          (hook) => plugin.plugin[hook] !== undefined,
-        ),
+        hooks: (
+          ["beforeTranscribe", "afterTranscribe", "beforeCleanup", "afterCleanup", "event"] as const
+        ).filter((hook) => plugin.plugin[hook] !== undefined),
         ignoredHooks: plugin.plugin.ignored,
         routes: plugin.plugin.middleware.length > 0,
       });

@@ -59,6 +59,7 @@ function checkPlugin(value: unknown): PluginObject {
     afterCleanup,
     afterTranscribe,
     beforeCleanup,
+    beforeTranscribe,
     event,
     dispose,
     enforce,
@@ -71,6 +72,7 @@ function checkPlugin(value: unknown): PluginObject {
     afterCleanup,
     afterTranscribe,
     beforeCleanup,
+    beforeTranscribe,
     event,
     dispose,
   })) {
@@ -86,6 +88,7 @@ function checkPlugin(value: unknown): PluginObject {
     "afterCleanup",
     "afterTranscribe",
     "beforeCleanup",
+    "beforeTranscribe",
     "event",
     "dispose",
   ]);
@@ -99,6 +102,7 @@ function checkPlugin(value: unknown): PluginObject {
     afterCleanup: bind<PluginObject["afterCleanup"]>(afterCleanup),
     afterTranscribe: bind<PluginObject["afterTranscribe"]>(afterTranscribe),
     beforeCleanup: bind<PluginObject["beforeCleanup"]>(beforeCleanup),
+    beforeTranscribe: bind<PluginObject["beforeTranscribe"]>(beforeTranscribe),
     event: bind<PluginObject["event"]>(event),
     enforce: enforce as PluginObject["enforce"],
     dispose: bind<PluginObject["dispose"]>(dispose),

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/types.ts";
-import type { AfterCleanupHook, BeforeCleanupHook } from "./hooks.ts";
+import type { AfterCleanupHook, BeforeCleanupHook, BeforeTranscribeHook } from "./hooks.ts";
 import type { PluginManifest, PluginPage } from "./manifest.ts";
 
 /** One entry of the `plugins` setting: a package name or `[name, options]`. */
@@ -25,6 +25,7 @@ export interface PluginObject {
   middleware: MiddlewareHandler<AppEnv>[];
   afterCleanup?: AfterCleanupHook["run"];
   afterTranscribe?: AfterCleanupHook["run"];
+  beforeTranscribe?: BeforeTranscribeHook["run"];
   beforeCleanup?: BeforeCleanupHook["run"];
   /** Observes server events (the /api/events messages); its result is not awaited. */
   event?: (event: Readonly<Record<string, unknown>>) => unknown;

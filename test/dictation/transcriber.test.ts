@@ -9,6 +9,7 @@ import {
   type TranscriberDeps,
   windowSamples,
 } from "../../src/dictation/transcriber.ts";
+import type { BeforeTranscribeHook } from "../../src/plugins/hooks.ts";
 import { appErrorOf } from "../helpers/errors.ts";
 
 // The transcriber's logic with its ports as small fakes: an engine that answers from a script,
@@ -23,6 +24,7 @@ interface Fake {
   recorded: HistoryEntry[];
   published: Record<string, unknown>[];
   postProcessed: string[];
+  engineRequests: (EngineId | undefined)[];
 }
 
 function fake(
@@ -35,6 +37,7 @@ function fake(
   } = {},
 ): Fake {
   const calls: Fake["calls"] = [];
+  const engineRequests: (EngineId | undefined)[] = [];
   const recorded: HistoryEntry[] = [];
   const published: Record<string, unknown>[] = [];
   const postProcessed: string[] = [];
@@ -64,7 +67,10 @@ function fake(
   const pcm = options.pcm ?? tone(16_000);
   const deps: TranscriberDeps = {
     decode: async () => ({ pcm, durationMs: (pcm.length / 16_000) * 1000 }),
-    engine: async () => active,
+    engine: async (override) => {
+      engineRequests.push(override);
+      return active;
+    },
     scheduler: createScheduler({
       maxQueued: () => options.maxQueued ?? 16,
       estimateMs: () => 100,
@@ -84,9 +90,15 @@ function fake(
       return recorded.length;
     },
     publish: (_type, data) => published.push(data),
-    limits: () => ({ maxAudioMs: 600_000, timeoutMs: options.timeoutMs ?? 10_000, language: "auto" }),
+    limits: () => ({
+      maxAudioMs: 600_000,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      language: "auto",
+      hookTimeoutMs: 200,
+      engine: "whisper",
+    }),
   };
-  return { deps, calls, recorded, published, postProcessed };
+  return { deps, calls, recorded, published, postProcessed, engineRequests };
 }
 
 const audio = new Uint8Array(4);
@@ -183,5 +195,69 @@ describe("createTranscriber", () => {
     release();
     await first;
     expect(f.calls).toHaveLength(1);
+  });
+});
+
+describe("beforeTranscribe hooks", () => {
+  const hook = (pluginName: string, run: BeforeTranscribeHook["run"]): BeforeTranscribeHook => ({
+    pluginName,
+    run,
+  });
+
+  test("one that consumes answers the dictation: no engine loads, its text goes through the pipeline", async () => {
+    const f = fake();
+    f.deps.beforeTranscribe = () => [
+      hook("@a/command", (input, output) => {
+        expect(input.sampleRate).toBe(16_000);
+        output.text = "lights on";
+        output.consume = true;
+      }),
+    ];
+    const result = await createTranscriber(f.deps).transcribe({ audio });
+    expect(f.engineRequests).toHaveLength(0);
+    expect(f.calls).toHaveLength(0);
+    expect(result).toMatchObject({ raw: "lights on", text: "lights on!", model: "plugin:@a/command" });
+  });
+
+  test("they swap the audio, the engine and the language for one dictation, in order", async () => {
+    const f = fake();
+    const seen: number[] = [];
+    f.deps.beforeTranscribe = () => [
+      hook("@a/trim", (input, output) => {
+        seen.push(input.pcm.length);
+        output.pcm = input.pcm.subarray(0, 8_000);
+        output.language = "de";
+      }),
+      hook("@a/engine", (input, output) => {
+        seen.push(input.pcm.length);
+        expect(input.language).toBe("de");
+        output.engine = "sphinx";
+      }),
+    ];
+    await createTranscriber(f.deps).transcribe({ audio });
+    expect(seen).toEqual([16_000, 8_000]);
+    expect(f.engineRequests).toEqual(["sphinx"]);
+    expect(f.calls[0]).toMatchObject({ samples: 8_000, options: { language: "de" } });
+  });
+
+  test("a hook that fails or answers nonsense is reported and its changes dropped", async () => {
+    const f = fake();
+    const warnings: string[] = [];
+    f.deps.warn = (message) => warnings.push(message);
+    f.deps.beforeTranscribe = () => [
+      hook("@a/throws", () => {
+        throw new Error("boom");
+      }),
+      hook("@a/bad", (_input, output) => {
+        output.engine = "nonsense";
+      }),
+    ];
+    const result = await createTranscriber(f.deps).transcribe({ audio });
+    expect(result.raw).toBe("hello");
+    expect(f.engineRequests).toEqual([undefined]);
+    expect(warnings).toEqual([
+      'plugin "@a/throws" failed in beforeTranscribe: boom',
+      'plugin "@a/bad" failed in beforeTranscribe: output.engine "nonsense" is not an engine',
+    ]);
   });
 });

@@ -161,13 +161,13 @@ describe("hooks svc does not run", () => {
     expect(await app.status("@fx/foreign")).toMatchObject({
       loaded: true,
       hooks: ["afterCleanup"],
-      ignoredHooks: ["beforeTranscribe", "buildStart"],
+      ignoredHooks: ["onAudio", "buildStart"],
     });
     expect(await runPluginHooks(app, "hi")).toBe("hi [foreign]");
     app.logger.flush();
     const warning = app.logs.find(
       (line) => line.level === "warn" && String(line.msg).includes("@fx/foreign"),
     );
-    expect(String(warning?.msg)).toContain("defines beforeTranscribe, buildStart, which svc does not run");
+    expect(String(warning?.msg)).toContain("defines onAudio, buildStart, which svc does not run");
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
 import { harness } from "../helpers/pipeline.ts";
 import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
 
 function pipelineOf(app: PluginApp, warnings: string[] = []) {
   const h = harness({ dictionary: [{ id: 1, key: "svc", value: "SVC" }], hooks: () => app.plugins.hooks() });
@@ -115,5 +117,26 @@ describe("the hooks before afterCleanup", () => {
     await app.json("/api/dictionary", "POST", { key: "brb", value: "be right back" });
     const seen = (await (await app.request("/api/plugins/fx-hook-post/seen")).json()) as { seen: string[] };
     expect(seen.seen).toContain("dictionary.changed");
+  });
+});
+
+describe("beforeTranscribe in the real dictation path", () => {
+  test("a plugin answers a dictation from its audio hook; others reach the engine", async () => {
+    const app = await startPluginApp({ fixtures: ["fx-hook-command"], entries: ["@fx/hook-command"] });
+    app.services.settings.set("stt_engine", "sphinx");
+    const wav = encodeWav(goForward());
+    const send = async (context: string) =>
+      (await (
+        await app.request("/api/transcribe", {
+          method: "POST",
+          headers: { "content-type": "audio/wav", "x-app-context": context },
+          body: wav,
+        })
+      ).json()) as { raw: string; model: string };
+    expect(await send("Doorbell")).toMatchObject({
+      raw: "ding dong after 3 s",
+      model: "plugin:@fx/hook-command",
+    });
+    expect((await send("Notes")).raw).toContain("forward");
   });
 });

@@ -4,6 +4,8 @@ import { secureHeaders } from "hono/secure-headers";
 import type {
   AppContext as SdkAppContext,
   BeforeCleanupOutput as SdkBeforeCleanupOutput,
+  BeforeTranscribeInput as SdkBeforeTranscribeInput,
+  BeforeTranscribeOutput as SdkBeforeTranscribeOutput,
   AfterCleanupHook as SdkHook,
   AfterCleanupInput as SdkInput,
   AfterCleanupOutput as SdkOutput,
@@ -15,6 +17,8 @@ import type {
   AfterCleanupHook,
   AppContext,
   BeforeCleanupOutput,
+  BeforeTranscribeInput,
+  BeforeTranscribeOutput,
   HookInput,
   HookOutput,
   TranscriptHookOutput,
@@ -33,10 +37,12 @@ const conforms: [
   Equal<SdkHook, AfterCleanupHook["run"]>,
   Equal<SdkTranscribeOutput, TranscriptHookOutput>,
   Equal<SdkBeforeCleanupOutput, BeforeCleanupOutput>,
-] = [true, true, true, true, true, true];
+  Equal<SdkBeforeTranscribeInput, BeforeTranscribeInput>,
+  Equal<SdkBeforeTranscribeOutput, BeforeTranscribeOutput>,
+] = [true, true, true, true, true, true, true, true];
 
 test("the SDK's hook types are the host's (checked by tsc)", () => {
-  expect(conforms).toEqual([true, true, true, true, true, true]);
+  expect(conforms).toEqual([true, true, true, true, true, true, true, true]);
 });
 
 test("the SDK's pluginSlug gives the host's slug", () => {
