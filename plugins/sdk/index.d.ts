@@ -263,7 +263,8 @@ export interface BeforeTranscribeInput {
 
 /**
  * What a `beforeTranscribe` hook may change for this one dictation: the audio, the engine (an
- * `stt_engine` value), the language, or, with `consume`, the transcript itself (no engine runs).
+ * `stt_engine` value), the model, the language, the vocabulary bias, or, with `consume`, the
+ * transcript itself (no engine runs).
  *
  * @example
  * ```ts
@@ -274,6 +275,10 @@ export interface BeforeTranscribeOutput {
   pcm?: Float32Array;
   engine?: string;
   language?: string;
+  /** Another model of the engine (an installed model's name), in place of `stt_model`. */
+  model?: string;
+  /** The terms that bias recognition of this dictation, in place of the stored vocabulary. */
+  vocabulary?: string[];
   text?: string;
   consume?: boolean;
 }

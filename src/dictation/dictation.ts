@@ -60,7 +60,7 @@ export function createDictation(options: DictationOptions): Dictation {
   });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
-    engine: (override) => engines.current(override),
+    engine: (override, choice) => engines.current(override, choice),
     scheduler,
     postProcess: (input) => pipeline.run(input),
     record: (entry) =>

@@ -5,8 +5,16 @@ import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt } from "./engines/prompt.ts";
 import { engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
-import type { ModelStore } from "./engines/whisper/models/store.ts";
+import { assertModelId, type ModelStore } from "./engines/whisper/models/store.ts";
 import type { ActiveEngine } from "./transcriber.ts";
+
+/** What one dictation may choose instead of the settings. */
+export interface EngineOverrides {
+  /** A model name, in place of the `stt_model` setting. */
+  model?: string;
+  /** The vocabulary that biases this dictation, in place of the stored one. */
+  vocabulary?: readonly string[];
+}
 
 export interface EngineProviderDeps {
   settings: EngineSettings & { get(key: "stt_engine"): EngineId };
@@ -21,8 +29,11 @@ interface Loaded {
 }
 
 export interface EngineProvider {
-  /** The engine `stt_engine` selects, loaded and kept warm; 503 when it cannot run here. */
-  current(override?: EngineId): Promise<ActiveEngine>;
+  /**
+   * The engine `stt_engine` selects, loaded and kept warm; 503 when it cannot run here. A
+   * dictation may ask for another engine, `stt_model` or vocabulary (a plugin's beforeTranscribe).
+   */
+  current(override?: EngineId, options?: EngineOverrides): Promise<ActiveEngine>;
   close(): Promise<void>;
 }
 
@@ -73,13 +84,25 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   }
 
   return {
-    async current(override) {
+    async current(override, options = {}) {
       const id = override ?? settings.get("stt_engine");
       const definition = engineDefinition(id);
-      const { model, key, create } = definition.select({ settings, models: deps.models, logger });
+      const { model: wanted } = options;
+      if (wanted !== undefined) assertModelId(wanted);
+      const chosen: EngineSettings = {
+        get: (key) => (key === "stt_model" && wanted !== undefined ? wanted : settings.get(key)) as never,
+      };
+      const { model, key, create } = definition.select({ settings: chosen, models: deps.models, logger });
       const engine = load(id, model, key, create);
-      const terms = deps.vocabulary();
-      const prompt = definition.bias === "prompt" ? promptFor(terms) : undefined;
+      const terms = options.vocabulary ?? deps.vocabulary();
+      const prompt =
+        definition.bias !== "prompt"
+          ? undefined
+          : options.vocabulary === undefined
+            ? promptFor(terms)
+            : terms.length === 0
+              ? undefined
+              : buildWhisperPrompt(terms).prompt;
       return {
         engine: await engine,
         id,

@@ -41,7 +41,10 @@ export interface PostProcessed {
 export interface TranscriberDeps {
   decode(bytes: Uint8Array, contentType: string | undefined, maxDurationMs: number): Promise<DecodedClip>;
   /** The engine the settings select (or `override`), loaded; throws 503 when it cannot be used. */
-  engine(override?: EngineId): Promise<ActiveEngine>;
+  engine(
+    override?: EngineId,
+    options?: { model?: string; vocabulary?: readonly string[] },
+  ): Promise<ActiveEngine>;
   scheduler: Scheduler;
   postProcess(input: {
     text: string;
@@ -190,7 +193,11 @@ export function createTranscriber(deps: TranscriberDeps) {
       } else {
         // Loading a model (only the first time, or after a settings change) counts as engine time.
         const loading = performance.now();
-        const engine = await deps.engine(engineId);
+        const choice = {
+          ...(plan.model !== undefined ? { model: plan.model } : {}),
+          ...(plan.vocabulary !== undefined ? { vocabulary: plan.vocabulary } : {}),
+        };
+        const engine = await deps.engine(engineId, choice);
         timings.engine += performance.now() - loading;
         active = engine;
         // Silence never reaches the engine: it is where hallucinations come from.

@@ -215,6 +215,10 @@ export interface BeforeTranscribeOutput {
   engine?: string;
   /** Another language (an ISO 639 code, or "auto"). */
   language?: string;
+  /** Another model of the engine (an installed model's name, in place of `stt_model`). */
+  model?: string;
+  /** The terms that bias recognition of this dictation, in place of the stored vocabulary. */
+  vocabulary?: string[];
   /** With `consume`: the transcript, so no speech engine runs. */
   text?: string;
   consume?: boolean;
@@ -252,18 +256,22 @@ export async function runBeforeTranscribe(
           throw error;
         }
       }
-      const { pcm, engine, language, text, consume } = output;
+      const { pcm, engine, language, model, vocabulary, text, consume } = output;
       if (pcm !== undefined && !(pcm instanceof Float32Array))
         throw new Error("output.pcm must be a Float32Array");
       if (engine !== undefined && !options.isEngine(engine))
         throw new Error(`output.engine "${engine}" is not an engine`);
       if (language !== undefined && typeof language !== "string")
         throw new Error("output.language must be a string");
+      if (model !== undefined && typeof model !== "string") throw new Error("output.model must be a string");
+      if (
+        vocabulary !== undefined &&
+        !(Array.isArray(vocabulary) && vocabulary.every((t) => typeof t === "string"))
+      )
+        throw new Error("output.vocabulary must be an array of strings");
       if (consume === true && typeof text !== "string") throw new Error("output.consume needs output.text");
-      Object.assign(
-        plan,
-        Object.fromEntries(Object.entries({ pcm, engine, language }).filter(([, v]) => v !== undefined)),
-      );
+      const changes = { pcm, engine, language, model, vocabulary };
+      Object.assign(plan, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
       if (consume === true) {
         plan.text = text;
         plan.consume = true;

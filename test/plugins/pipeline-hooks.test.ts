@@ -140,3 +140,43 @@ describe("beforeTranscribe in the real dictation path", () => {
     expect((await send("Notes")).raw).toContain("forward");
   });
 });
+
+describe("beforeTranscribe picks the model and the vocabulary for one dictation", () => {
+  test("the vocabulary reaches the engine's prompt; the model replaces stt_model", async () => {
+    const prompts: string[] = [];
+    const upstream = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        prompts.push(String((await request.formData()).get("prompt") ?? ""));
+        return Response.json({ text: "hello" });
+      },
+    });
+    try {
+      const app = await startPluginApp({ fixtures: ["fx-hook-bias"], entries: ["@fx/hook-bias"] });
+      app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+      app.services.settings.set("remote_stt_model", "whisper-1");
+      app.services.settings.set("stt_engine", "remote");
+      app.services.vocabulary.create({ term: "Kubernetes" });
+      const wav = encodeWav(goForward());
+      const send = (context: string) =>
+        app.request("/api/transcribe", {
+          method: "POST",
+          headers: { "content-type": "audio/wav", "x-app-context": context },
+          body: wav,
+        });
+      expect((await send("Atlas")).status).toBe(200);
+      expect((await send("Notes")).status).toBe(200);
+      expect(prompts[0]).toContain("Zanzibar");
+      expect(prompts[0]).not.toContain("Kubernetes");
+      expect(prompts[1]).toContain("Kubernetes");
+      // whisper with the plugin's model: that model is the one looked for (none is installed here).
+      app.services.settings.set("stt_engine", "whisper");
+      const refused = await send("Atlas");
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"tiny.en"');
+    } finally {
+      upstream.stop(true);
+    }
+  });
+});
