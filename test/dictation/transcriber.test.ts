@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import type { EngineOverrides } from "../../src/dictation/engine-provider.ts";
 import type { EngineId } from "../../src/dictation/engines/ids.ts";
 import type { SpeechEngine, TranscribeOptions } from "../../src/dictation/engines/types.ts";
 import { createScheduler } from "../../src/dictation/scheduler.ts";
@@ -25,6 +26,7 @@ interface Fake {
   published: Record<string, unknown>[];
   postProcessed: string[];
   engineRequests: (EngineId | undefined)[];
+  engineChoices: EngineOverrides[];
 }
 
 function fake(
@@ -38,6 +40,7 @@ function fake(
 ): Fake {
   const calls: Fake["calls"] = [];
   const engineRequests: (EngineId | undefined)[] = [];
+  const engineChoices: EngineOverrides[] = [];
   const recorded: HistoryEntry[] = [];
   const published: Record<string, unknown>[] = [];
   const postProcessed: string[] = [];
@@ -67,8 +70,9 @@ function fake(
   const pcm = options.pcm ?? tone(16_000);
   const deps: TranscriberDeps = {
     decode: async () => ({ pcm, durationMs: (pcm.length / 16_000) * 1000 }),
-    engine: async (override) => {
+    engine: async (override, choice = {}) => {
       engineRequests.push(override);
+      engineChoices.push(choice);
       return active;
     },
     scheduler: createScheduler({
@@ -98,7 +102,7 @@ function fake(
       engine: "whisper",
     }),
   };
-  return { deps, calls, recorded, published, postProcessed, engineRequests };
+  return { deps, calls, recorded, published, postProcessed, engineRequests, engineChoices };
 }
 
 const audio = new Uint8Array(4);
@@ -259,5 +263,61 @@ describe("beforeTranscribe hooks", () => {
       'plugin "@a/throws" failed in beforeTranscribe: boom',
       'plugin "@a/bad" failed in beforeTranscribe: output.engine "nonsense" is not an engine',
     ]);
+  });
+
+  test("they choose the model and the vocabulary; malformed ones are reported and dropped", async () => {
+    const f = fake();
+    const warnings: string[] = [];
+    f.deps.warn = (message) => warnings.push(message);
+    f.deps.beforeTranscribe = () => [
+      hook("@a/bias", (_input, output) => {
+        output.model = "small.en";
+        output.vocabulary = ["Zanzibar"];
+      }),
+      hook("@a/bad-model", (_input, output) => {
+        (output as { model: unknown }).model = 42;
+      }),
+      hook("@a/bad-terms", (_input, output) => {
+        (output as { vocabulary: unknown }).vocabulary = ["ok", 7];
+      }),
+    ];
+    await createTranscriber(f.deps).transcribe({ audio });
+    expect(f.engineChoices).toEqual([{ model: "small.en", vocabulary: ["Zanzibar"] }]);
+    expect(warnings).toEqual([
+      'plugin "@a/bad-model" failed in beforeTranscribe: output.model must be a string',
+      'plugin "@a/bad-terms" failed in beforeTranscribe: output.vocabulary must be an array of strings',
+    ]);
+  });
+
+  test("one that hangs is cut off at the hook timeout; what it writes late is ignored", async () => {
+    const f = fake();
+    const warnings: string[] = [];
+    f.deps.warn = (message) => warnings.push(message);
+    let aborted = false;
+    let late: Promise<void> | undefined;
+    f.deps.beforeTranscribe = () => [
+      hook("@a/hangs", (input, output) => {
+        input.signal.addEventListener("abort", () => {
+          aborted = true;
+        });
+        late = Bun.sleep(400).then(() => {
+          output.engine = "sphinx";
+          output.consume = true;
+          output.text = "too late";
+        });
+        return late;
+      }),
+      hook("@a/after", (_input, output) => {
+        output.language = "fr";
+      }),
+    ];
+    const result = await createTranscriber(f.deps).transcribe({ audio });
+    await late;
+    expect(aborted).toBe(true);
+    expect(result.raw).toBe("hello");
+    expect(f.engineRequests).toEqual([undefined]);
+    expect(f.calls[0]?.options.language).toBe("fr");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^plugin "@a\/hangs" failed in beforeTranscribe: .*200 ms/);
   });
 });

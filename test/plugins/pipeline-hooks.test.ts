@@ -112,11 +112,22 @@ describe("the hooks before afterCleanup", () => {
     }
   });
 
-  test("event hooks observe the server events", async () => {
-    const app = await startPluginApp({ fixtures: ["fx-hook-post"], entries: ["@fx/hook-post"] });
-    await app.json("/api/dictionary", "POST", { key: "brb", value: "be right back" });
+  test("event hooks observe the server events; one that fails is logged and harms no one", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-hook-pre", "fx-hook-post"],
+      entries: ["@fx/hook-pre", "@fx/hook-post"],
+    });
+    expect((await app.json("/api/dictionary", "POST", { key: "brb", value: "be right back" })).status).toBe(
+      201,
+    );
+    expect((await app.json("/api/vocabulary", "POST", { term: "Zanzibar" })).status).toBe(201);
+    await Bun.sleep(10);
     const seen = (await (await app.request("/api/plugins/fx-hook-post/seen")).json()) as { seen: string[] };
     expect(seen.seen).toContain("dictionary.changed");
+    expect(seen.seen).toContain("vocabulary.changed");
+    const failures = app.logs.filter((line) => line.hook === "event").map((line) => line.msg);
+    expect(failures).toContain('plugin "@fx/hook-pre" failed in event: thrown in event');
+    expect(failures).toContain('plugin "@fx/hook-pre" failed in event: rejected in event');
   });
 });
 
