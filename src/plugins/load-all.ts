@@ -11,14 +11,15 @@ import { extraModulesWarning, extraServerModules } from "./modules.ts";
 import { packageNameProblem } from "./package-name.ts";
 import { pluginSlug } from "./slug.ts";
 import { createPluginStorage, type StorageLimits } from "./storage.ts";
-import type {
-  LoadedPlugin,
-  PluginEntry,
-  PluginFailure,
-  PluginPageView,
-  PluginStage,
-  PluginStatus,
-  PluginTimeouts,
+import {
+  type LoadedPlugin,
+  type PluginEntry,
+  type PluginFailure,
+  type PluginPageView,
+  type PluginStage,
+  type PluginStatus,
+  type PluginTimeouts,
+  pluginFunctions,
 } from "./types.ts";
 
 export interface LoadAllDeps {
@@ -184,7 +185,7 @@ export async function loadAll(
       });
       if (plugin.plugin.ignored.length > 0) {
         deps.logger.warn(
-          `plugin "${name}" defines ${plugin.plugin.ignored.join(", ")}, which svc does not run (it calls setup, middleware, beforeTranscribe, afterTranscribe, beforeCleanup, afterCleanup, event and dispose)`,
+          `plugin "${name}" defines ${plugin.plugin.ignored.join(", ")}, which svc does not run (it calls middleware, ${pluginFunctions.join(", ")})`,
           { plugin: name },
         );
       }

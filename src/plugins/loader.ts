@@ -7,7 +7,13 @@ import type { Logger } from "../logger.ts";
 import type { PluginManifest } from "./manifest.ts";
 import type { PluginStorage } from "./storage.ts";
 import { withTimeout } from "./timeout.ts";
-import type { LoadedPlugin, PluginObject, PluginStage, PluginTimeouts } from "./types.ts";
+import {
+  type LoadedPlugin,
+  type PluginObject,
+  type PluginStage,
+  type PluginTimeouts,
+  pluginFunctions,
+} from "./types.ts";
 
 /** A step of loading failed; `stage` names it for the report. */
 export class PluginLoadError extends Error {
@@ -52,60 +58,31 @@ function checkPlugin(value: unknown): PluginObject {
     throw new Error(`the factory returned ${value === null ? "null" : typeof value}, not a plugin object`);
   }
   const record = value as Record<string, unknown>;
-  const {
-    name,
-    setup,
-    middleware = [],
-    afterCleanup,
-    afterTranscribe,
-    beforeCleanup,
-    beforeTranscribe,
-    event,
-    dispose,
-    enforce,
-  } = record;
+  const { name, middleware = [], enforce } = record;
   if (typeof name !== "string" || name.length === 0) throw new Error("the plugin has no name");
   if (enforce !== undefined && enforce !== "pre" && enforce !== "post")
     throw new Error('enforce must be "pre", "post" or absent');
-  for (const [member, fn] of Object.entries({
-    setup,
-    afterCleanup,
-    afterTranscribe,
-    beforeCleanup,
-    beforeTranscribe,
-    event,
-    dispose,
-  })) {
+  for (const member of pluginFunctions) {
+    const fn = record[member];
     if (fn !== undefined && !isFunction(fn)) throw new Error(`${member} must be a function`);
   }
   if (!Array.isArray(middleware) || !middleware.every(isFunction)) {
     throw new Error("middleware must be an array of (c, next) functions");
   }
-  const known = new Set([
-    "name",
-    "setup",
-    "middleware",
-    "afterCleanup",
-    "afterTranscribe",
-    "beforeCleanup",
-    "beforeTranscribe",
-    "event",
-    "dispose",
-  ]);
+  const known = new Set<string>(["name", "middleware", ...pluginFunctions]);
   const ignored = Object.keys(record).filter((key) => !known.has(key) && isFunction(record[key]));
   // Bound to the plugin's own object, so hooks that use `this` see what setup left there.
-  const bind = <F>(fn: unknown) => (isFunction(fn) ? (fn.bind(value) as F) : undefined);
+  const bound = Object.fromEntries(
+    pluginFunctions.flatMap((member) => {
+      const fn = record[member];
+      return isFunction(fn) ? [[member, fn.bind(value)]] : [];
+    }),
+  ) as Pick<PluginObject, (typeof pluginFunctions)[number]>;
   return {
+    ...bound,
     name,
-    setup: bind<PluginObject["setup"]>(setup),
     middleware: middleware as MiddlewareHandler<AppEnv>[],
-    afterCleanup: bind<PluginObject["afterCleanup"]>(afterCleanup),
-    afterTranscribe: bind<PluginObject["afterTranscribe"]>(afterTranscribe),
-    beforeCleanup: bind<PluginObject["beforeCleanup"]>(beforeCleanup),
-    beforeTranscribe: bind<PluginObject["beforeTranscribe"]>(beforeTranscribe),
-    event: bind<PluginObject["event"]>(event),
     enforce: enforce as PluginObject["enforce"],
-    dispose: bind<PluginObject["dispose"]>(dispose),
     ignored,
   };
 }

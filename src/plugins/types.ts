@@ -19,6 +19,17 @@ export interface PluginSettingsStore {
 export type { AfterCleanupHook as PluginHook } from "./hooks.ts";
 
 /** The object a plugin factory returned, after the host checked its shape. */
+/** The plugin object's functions svc calls besides `middleware`, in the order a dictation meets them. */
+export const pluginFunctions = [
+  "setup",
+  "beforeTranscribe",
+  "afterTranscribe",
+  "beforeCleanup",
+  "afterCleanup",
+  "event",
+  "dispose",
+] as const;
+
 export interface PluginObject {
   name: string;
   setup?: (ctx: unknown) => unknown;
