@@ -53,7 +53,7 @@ export function lastResortError(logger: Logger, databasePath = ""): (error: Erro
   return (error) => {
     const info = new RequestInfo(crypto.randomUUID(), logger, undefined);
     const response = errorResponse(error, info, databasePath);
-    stampApiHeaders(response.headers, info.requestId);
+    stampApiHeaders(response.headers, info);
     return response;
   };
 }

@@ -50,7 +50,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     complete: boolean,
     route: StaticRoute | undefined,
   ): Response => {
-    if (!complete) stampApiHeaders(response.headers, info.requestId);
+    if (!complete) stampApiHeaders(response.headers, info);
     const path = route === undefined ? rawPath(request.url) : route.path;
     logger.request(info.requestId, method, path, response.status, performance.now() - started);
     return response;

@@ -12,6 +12,11 @@ export class RequestInfo {
   readonly #base: Logger;
   readonly #env: unknown;
   #logger: Logger | undefined;
+  /**
+   * Set by a route whose answer is a public static file (a plugin page's asset): it may keep
+   * `Access-Control-Allow-Origin: *`. Every other answer has that header removed.
+   */
+  publicAsset = false;
 
   constructor(requestId: string, base: Logger, env: unknown) {
     this.requestId = requestId;
@@ -51,13 +56,13 @@ const securityHeaders = [
 ] as const;
 
 /** Gives a finished response the request's id and the API's security headers. */
-export function stampApiHeaders(headers: Headers, requestId: string): void {
-  headers.set("X-Request-Id", requestId);
+export function stampApiHeaders(headers: Headers, info: RequestInfo): void {
+  headers.set("X-Request-Id", info.requestId);
   for (const { name, value, routeMayChoose } of securityHeaders) {
     if (!routeMayChoose || !headers.has(name)) headers.set(name, value);
   }
-  // Never let a route or plugin open the API to other origins.
-  headers.delete("Access-Control-Allow-Origin");
+  // Never let a route or plugin open the API to other origins; only public files may be shared.
+  if (!info.publicAsset) headers.delete("Access-Control-Allow-Origin");
 }
 
 /**

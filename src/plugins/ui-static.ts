@@ -95,8 +95,11 @@ export async function servePluginAsset(packageDir: string, rawRest: string): Pro
       "Content-Length": String(info.size),
       "Content-Security-Policy": pluginPageCsp,
       "Cache-Control": "no-cache",
-      // The sandboxed page has an opaque origin; its own scripts and images must still load.
+      // The sandboxed page has an opaque origin; its own scripts and images must still load, and
+      // its module scripts and `crossorigin` stylesheets are CORS requests from origin "null".
+      // These are the plugin's public files: no credentials, nothing per user.
       "Cross-Origin-Resource-Policy": "cross-origin",
+      "Access-Control-Allow-Origin": "*",
     },
   });
 }

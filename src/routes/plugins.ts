@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { rawPath } from "../http/raw-path.ts";
+import { requestInfoOf } from "../http/request-info.ts";
 import { documentedRoutes } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
 import { mediaTypeOf, readJson, readQuery } from "../http/validate.ts";
@@ -166,7 +167,10 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
         const prefix = `/api/plugins/${slug}/ui/`;
         const plugin = slug === undefined ? undefined : plugins.find(slug);
         if (!plugin || !path.startsWith(prefix)) throw notFound("No such plugin page or asset.");
-        return servePluginAsset(plugin.dir, path.slice(prefix.length));
+        const asset = await servePluginAsset(plugin.dir, path.slice(prefix.length));
+        const info = requestInfoOf(c);
+        if (info) info.publicAsset = true;
+        return asset;
       },
     );
 }

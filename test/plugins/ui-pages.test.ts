@@ -20,8 +20,25 @@ describe("GET /api/plugins/<slug>/ui/…", () => {
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("cache-control")).toBe("no-cache");
     expect(res.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
-    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    // A sandboxed page's module scripts are CORS requests from origin "null".
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(await res.text()).toContain("routes fixture page");
+  });
+
+  test("only the plugin's static files are shared with any origin, never its routes or errors", async () => {
+    const app = await startPluginApp({ fixtures: ["fx-vite-page"], entries: ["@fx/vite-page"] });
+    const asset = await app.request("/api/plugins/fx-vite-page/ui/assets/index-C4f2a9Qe.js", {
+      headers: { origin: "null" },
+    });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("access-control-allow-origin")).toBe("*");
+    const route = await app.request("/api/plugins/fx-vite-page/open", { headers: { origin: "null" } });
+    expect(await route.json()).toEqual({ open: true });
+    expect(route.headers.get("access-control-allow-origin")).toBeNull();
+    const missing = await app.request("/api/plugins/fx-vite-page/ui/assets/nope.js");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await app.request("/api/health")).headers.get("access-control-allow-origin")).toBeNull();
   });
 
   test("serves assets below dist/ui, and the folder's index for ui/", async () => {
