@@ -274,6 +274,7 @@ export interface BeforeTranscribeInput {
 export interface BeforeTranscribeOutput {
   pcm?: Float32Array;
   engine?: string;
+  /** "auto" or an ISO 639 code ("de", "pt-br"), as the `language` setting; anything else is reported and ignored. */
   language?: string;
   /** Another model of the engine (an installed model's name), in place of `stt_model`. */
   model?: string;

@@ -22,3 +22,9 @@ export const languageSchema = v.pipe(
 export function engineLanguage(tag: string): string {
   return tag.trim().toLowerCase().split(/[-_]/, 1)[0] ?? "";
 }
+
+/** A language value as svc stores it ("EN_us" becomes "en-us"), or undefined when it is not one. */
+export function languageTag(value: string): string | undefined {
+  const result = v.safeParse(languageSchema, value);
+  return result.success ? result.output : undefined;
+}

@@ -10,6 +10,7 @@ import { SAMPLE_RATE } from "./audio/rate.ts";
 import { splitAudio } from "./chunking.ts";
 import { isEngineId } from "./engines/ids.ts";
 import type { EngineId, SpeechEngine } from "./engines/types.ts";
+import { languageTag } from "./language.ts";
 import type { Timings, TranscribeResult } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
 
@@ -164,7 +165,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     const plan = await runBeforeTranscribe(
       hooks,
       { pcm: clip.pcm, sampleRate: SAMPLE_RATE, durationMs: clip.durationMs, language, appContext },
-      { timeoutMs, isEngine: isEngineId },
+      { timeoutMs, isEngine: isEngineId, language: languageTag },
     );
     for (const error of plan.errors) deps.warn?.(error.message, { plugin: error.plugin, hook: error.hook });
     return plan;

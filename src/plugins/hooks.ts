@@ -237,7 +237,12 @@ export interface BeforeTranscribeHook {
 export async function runBeforeTranscribe(
   hooks: readonly BeforeTranscribeHook[],
   input: Omit<BeforeTranscribeInput, "signal">,
-  options: { timeoutMs: number; isEngine(value: string): boolean },
+  options: {
+    timeoutMs: number;
+    isEngine(value: string): boolean;
+    /** The language tag as svc stores it, or undefined when the value is not one. */
+    language(value: string): string | undefined;
+  },
 ): Promise<BeforeTranscribeOutput & { errors: HookError[]; consumedBy: string | null }> {
   const plan: BeforeTranscribeOutput = {};
   const errors: HookError[] = [];
@@ -261,8 +266,9 @@ export async function runBeforeTranscribe(
         throw new Error("output.pcm must be a Float32Array");
       if (engine !== undefined && !options.isEngine(engine))
         throw new Error(`output.engine "${engine}" is not an engine`);
-      if (language !== undefined && typeof language !== "string")
-        throw new Error("output.language must be a string");
+      const tag = typeof language === "string" ? options.language(language) : undefined;
+      if (language !== undefined && tag === undefined)
+        throw new Error(`output.language ${JSON.stringify(language)} is not "auto" or an ISO 639 code`);
       if (model !== undefined && typeof model !== "string") throw new Error("output.model must be a string");
       if (
         vocabulary !== undefined &&
@@ -270,7 +276,7 @@ export async function runBeforeTranscribe(
       )
         throw new Error("output.vocabulary must be an array of strings");
       if (consume === true && typeof text !== "string") throw new Error("output.consume needs output.text");
-      const changes = { pcm, engine, language, model, vocabulary };
+      const changes = { pcm, engine, language: tag, model, vocabulary };
       Object.assign(plan, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
       if (consume === true) {
         plan.text = text;

@@ -265,7 +265,7 @@ describe("beforeTranscribe hooks", () => {
     ]);
   });
 
-  test("they choose the model and the vocabulary; malformed ones are reported and dropped", async () => {
+  test("they choose the model, vocabulary and language; malformed ones are reported and dropped", async () => {
     const f = fake();
     const warnings: string[] = [];
     f.deps.warn = (message) => warnings.push(message);
@@ -280,12 +280,20 @@ describe("beforeTranscribe hooks", () => {
       hook("@a/bad-terms", (_input, output) => {
         (output as { vocabulary: unknown }).vocabulary = ["ok", 7];
       }),
+      hook("@a/language", (_input, output) => {
+        output.language = "DE_at";
+      }),
+      hook("@a/bad-language", (_input, output) => {
+        output.language = "Klingon!";
+      }),
     ];
     await createTranscriber(f.deps).transcribe({ audio });
     expect(f.engineChoices).toEqual([{ model: "small.en", vocabulary: ["Zanzibar"] }]);
+    expect(f.calls[0]?.options.language).toBe("de-at");
     expect(warnings).toEqual([
       'plugin "@a/bad-model" failed in beforeTranscribe: output.model must be a string',
       'plugin "@a/bad-terms" failed in beforeTranscribe: output.vocabulary must be an array of strings',
+      'plugin "@a/bad-language" failed in beforeTranscribe: output.language "Klingon!" is not "auto" or an ISO 639 code',
     ]);
   });
 
