@@ -81,16 +81,19 @@ export interface HookRunResult {
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   typeof value === "object" && value !== null && typeof Reflect.get(value, "then") === "function";
 
-/** Calls one hook under its time limit; a late or overrunning hook throws. */
-async function guarded<O>(
-  run: (input: HookInput, output: O) => void | Promise<void>,
-  input: Omit<HookInput, "signal">,
+/**
+ * Calls one hook under its time limit, with a signal aborted when the time is up; a late or
+ * overrunning hook throws.
+ */
+async function guarded<I extends { readonly signal: AbortSignal }, O>(
+  run: (input: I, output: O) => void | Promise<void>,
+  input: Omit<I, "signal">,
   output: O,
   timeoutMs: number,
-  controller: AbortController,
 ): Promise<void> {
+  const controller = new AbortController();
   const started = performance.now();
-  const result = run(Object.freeze({ ...input, signal: controller.signal }), output);
+  const result = run(Object.freeze({ ...input, signal: controller.signal }) as I, output);
   if (!isThenable(result)) {
     // A synchronous hook cannot be stopped, but one that overran is treated like a late
     // asynchronous one: its text is dropped.
@@ -114,7 +117,7 @@ async function runOne(
   timeoutMs: number,
 ): Promise<{ text: string; consume: boolean }> {
   const output: TranscriptHookOutput = { text };
-  await guarded(hook.run, { ...input, text }, output, timeoutMs, new AbortController());
+  await guarded(hook.run, { ...input, text }, output, timeoutMs);
   // Read once: later writes by a straggling hook land on an object nobody looks at again.
   const value: unknown = output.text;
   if (typeof value !== "string") throw new Error(`output.text must be a string, got ${typeOf(value)}`);
@@ -122,6 +125,9 @@ async function runOne(
 }
 
 const typeOf = (value: unknown): string => (value === null ? "null" : typeof value);
+
+const isStringArray = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === "string");
 
 /**
  * Runs `hooks` in order starting from `text`. The timeout bounds asynchronous hooks, whose late
@@ -161,7 +167,7 @@ export async function runHooks(
  */
 export async function runBeforeCleanup(
   hooks: readonly BeforeCleanupHook[],
-  input: HookInput extends infer _ ? Omit<HookInput, "signal"> : never,
+  input: Omit<HookInput, "signal">,
   options: { timeoutMs: number },
 ): Promise<BeforeCleanupOutput & { errors: HookError[] }> {
   const instructions: string[] = [];
@@ -170,10 +176,9 @@ export async function runBeforeCleanup(
   for (const hook of hooks) {
     const output: BeforeCleanupOutput = { instructions: [], skipLlm: false };
     try {
-      await guarded(hook.run, input, output, options.timeoutMs, new AbortController());
+      await guarded(hook.run, input, output, options.timeoutMs);
       const added: unknown = output.instructions;
-      if (!Array.isArray(added) || !added.every((line) => typeof line === "string"))
-        throw new Error("output.instructions must be an array of strings");
+      if (!isStringArray(added)) throw new Error("output.instructions must be an array of strings");
       instructions.push(...added);
       if (output.skipLlm === true) skipLlm = true;
     } catch (error) {
@@ -249,18 +254,9 @@ export async function runBeforeTranscribe(
   let consumedBy: string | null = null;
   for (const hook of hooks) {
     const output: BeforeTranscribeOutput = {};
-    const controller = new AbortController();
     try {
       const current = { ...input, pcm: plan.pcm ?? input.pcm, language: plan.language ?? input.language };
-      const result = hook.run(Object.freeze({ ...current, signal: controller.signal }), output);
-      if (isThenable(result)) {
-        try {
-          await withTimeout(result, options.timeoutMs);
-        } catch (error) {
-          if (error instanceof StepTimeout) controller.abort(error);
-          throw error;
-        }
-      }
+      await guarded(hook.run, current, output, options.timeoutMs);
       const { pcm, engine, language, model, vocabulary, text, consume } = output;
       if (pcm !== undefined && !(pcm instanceof Float32Array))
         throw new Error("output.pcm must be a Float32Array");
@@ -270,10 +266,7 @@ export async function runBeforeTranscribe(
       if (language !== undefined && tag === undefined)
         throw new Error(`output.language ${JSON.stringify(language)} is not "auto" or an ISO 639 code`);
       if (model !== undefined && typeof model !== "string") throw new Error("output.model must be a string");
-      if (
-        vocabulary !== undefined &&
-        !(Array.isArray(vocabulary) && vocabulary.every((t) => typeof t === "string"))
-      )
+      if (vocabulary !== undefined && !isStringArray(vocabulary))
         throw new Error("output.vocabulary must be an array of strings");
       if (consume === true && typeof text !== "string") throw new Error("output.consume needs output.text");
       const changes = { pcm, engine, language: tag, model, vocabulary };

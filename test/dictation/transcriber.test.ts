@@ -297,6 +297,24 @@ describe("beforeTranscribe hooks", () => {
     ]);
   });
 
+  test("a synchronous one that overruns the hook timeout is reported and its changes dropped", async () => {
+    const f = fake();
+    const warnings: string[] = [];
+    f.deps.warn = (message) => warnings.push(message);
+    f.deps.beforeTranscribe = () => [
+      hook("@a/busy", (_input, output) => {
+        Bun.sleepSync(250);
+        output.engine = "sphinx";
+      }),
+    ];
+    await createTranscriber(f.deps).transcribe({ audio });
+    expect(f.engineRequests).toEqual([undefined]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      /^plugin "@a\/busy" failed in beforeTranscribe: took \d+ ms, over the 200 ms limit$/,
+    );
+  });
+
   test("one that hangs is cut off at the hook timeout; what it writes late is ignored", async () => {
     const f = fake();
     const warnings: string[] = [];
