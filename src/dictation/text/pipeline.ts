@@ -173,13 +173,17 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
     return { text: replaced, replacements };
   }
 
+  /** Logs each hook failure with its plugin and hook; the result carries them too. */
+  function report(errors: readonly HookError[]): void {
+    for (const error of errors) deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
+  }
+
   return {
     async run(input) {
       const config = deps.getConfig();
       if (input.text.trim() === "") return blankResult(input.text, config.cleanupMode);
       const started = performance.now();
       const appContext = input.appContext ?? null;
-      const format = deps.matchFormat(appContext);
       const early = deps.getTranscriptHooks?.() ?? noTranscriptHooks;
       const hookErrors: HookError[] = [];
 
@@ -196,8 +200,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
             );
       hookErrors.push(...transcribed.errors);
       if (transcribed.consumedBy !== null) {
-        for (const error of hookErrors)
-          deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
+        report(hookErrors);
         return {
           ...blankResult(input.text, config.cleanupMode),
           text: transcribed.text,
@@ -212,6 +215,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         };
       }
 
+      const format = deps.matchFormat(appContext);
       const cleaned = await cleanup(
         { ...input, text: transcribed.text },
         config,
@@ -238,7 +242,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
           ? { text: "", errors: [] }
           : await runHooks(deps.getHooks(), hookInput, dictionary.text, { timeoutMs: config.hookTimeoutMs });
       const errors = [...hookErrors, ...plugins.errors];
-      for (const error of errors) deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
+      report(errors);
       const pluginsMs = elapsed(pluginsStarted);
 
       return {
