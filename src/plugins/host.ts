@@ -77,17 +77,15 @@ const empty: Generation = {
 const rank = (plugin: LoadedPlugin) =>
   plugin.plugin.enforce === "pre" ? 0 : plugin.plugin.enforce === "post" ? 2 : 1;
 
-/** The loaded plugins' hooks of one kind, pre plugins first and post ones last (a stable sort). */
+/** The plugins' hooks of one kind, in the order given. */
 function hooksOf<K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup" | "beforeTranscribe">(
-  loaded: readonly LoadedPlugin[],
+  ordered: readonly LoadedPlugin[],
   kind: K,
 ): { pluginName: string; run: NonNullable<LoadedPlugin["plugin"][K]> }[] {
-  return [...loaded]
-    .sort((a, b) => rank(a) - rank(b))
-    .flatMap((plugin) => {
-      const run = plugin.plugin[kind];
-      return run ? [{ pluginName: plugin.name, run: run as NonNullable<LoadedPlugin["plugin"][K]> }] : [];
-    });
+  return ordered.flatMap((plugin) => {
+    const run = plugin.plugin[kind];
+    return run ? [{ pluginName: plugin.name, run: run as NonNullable<LoadedPlugin["plugin"][K]> }] : [];
+  });
 }
 
 export function createPluginHost(options: PluginHostOptions): PluginHost {
@@ -146,16 +144,18 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       new Set(settings.disabled()),
       generation,
     );
+    // `enforce: "pre"` plugins' hooks first, "post" ones last, the rest in `plugins` order.
+    const ordered = [...result.loaded].sort((a, b) => rank(a) - rank(b));
     const previous = current;
     // The new set answers from here on; the old one is disposed after, so no request sees none.
     current = {
       ...result,
       bySlug: new Map(result.loaded.map((plugin) => [plugin.slug, plugin])),
-      hooks: hooksOf(result.loaded, "afterCleanup"),
+      hooks: hooksOf(ordered, "afterCleanup"),
       transcript: {
-        beforeTranscribe: hooksOf(result.loaded, "beforeTranscribe"),
-        afterTranscribe: hooksOf(result.loaded, "afterTranscribe"),
-        beforeCleanup: hooksOf(result.loaded, "beforeCleanup"),
+        beforeTranscribe: hooksOf(ordered, "beforeTranscribe"),
+        afterTranscribe: hooksOf(ordered, "afterTranscribe"),
+        beforeCleanup: hooksOf(ordered, "beforeCleanup"),
       },
     };
     await unload(previous.loaded);

@@ -20,6 +20,7 @@ import {
   type PluginStatus,
   type PluginTimeouts,
   pluginFunctions,
+  pluginHooks,
 } from "./types.ts";
 
 export interface LoadAllDeps {
@@ -195,9 +196,7 @@ export async function loadAll(
       statuses.push({
         ...status,
         loaded: true,
-        hooks: (
-          ["beforeTranscribe", "afterTranscribe", "beforeCleanup", "afterCleanup", "event"] as const
-        ).filter((hook) => plugin.plugin[hook] !== undefined),
+        hooks: pluginHooks.filter((hook) => plugin.plugin[hook] !== undefined),
         ignoredHooks: plugin.plugin.ignored,
         routes: plugin.plugin.middleware.length > 0,
       });

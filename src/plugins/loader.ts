@@ -53,6 +53,9 @@ async function step<T>(stage: PluginStage, ms: number, work: () => PromiseLike<T
 const isFunction = (value: unknown): value is (...args: never[]) => unknown => typeof value === "function";
 
 /** Checks the factory's result member by member, so a wrong shape fails at load, not mid-request. */
+/** The plugin object's members svc reads; any other function on it is reported as ignored. */
+const knownMembers = new Set<string>(["name", "middleware", "enforce", ...pluginFunctions]);
+
 function checkPlugin(value: unknown): PluginObject {
   if (typeof value !== "object" || value === null) {
     throw new Error(`the factory returned ${value === null ? "null" : typeof value}, not a plugin object`);
@@ -69,8 +72,7 @@ function checkPlugin(value: unknown): PluginObject {
   if (!Array.isArray(middleware) || !middleware.every(isFunction)) {
     throw new Error("middleware must be an array of (c, next) functions");
   }
-  const known = new Set<string>(["name", "middleware", ...pluginFunctions]);
-  const ignored = Object.keys(record).filter((key) => !known.has(key) && isFunction(record[key]));
+  const ignored = Object.keys(record).filter((key) => !knownMembers.has(key) && isFunction(record[key]));
   // Bound to the plugin's own object, so hooks that use `this` see what setup left there.
   const bound = Object.fromEntries(
     pluginFunctions.flatMap((member) => {

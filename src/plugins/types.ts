@@ -19,16 +19,17 @@ export interface PluginSettingsStore {
 export type { AfterCleanupHook as PluginHook } from "./hooks.ts";
 
 /** The object a plugin factory returned, after the host checked its shape. */
-/** The plugin object's functions svc calls besides `middleware`, in the order a dictation meets them. */
-export const pluginFunctions = [
-  "setup",
+/** The hooks a loaded plugin takes part in, in the order a dictation meets them (`event` aside). */
+export const pluginHooks = [
   "beforeTranscribe",
   "afterTranscribe",
   "beforeCleanup",
   "afterCleanup",
   "event",
-  "dispose",
 ] as const;
+
+/** Every function of the plugin object svc calls besides `middleware`. */
+export const pluginFunctions = ["setup", ...pluginHooks, "dispose"] as const;
 
 export interface PluginObject {
   name: string;
