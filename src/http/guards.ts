@@ -1,6 +1,7 @@
 import { AppError } from "../errors.ts";
 import { checkHost, type HostVerdict, hostOf } from "./host.ts";
 import { isSameOrigin, originTrust } from "./origin.ts";
+import { mediaTypeOf } from "./validate.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
@@ -39,8 +40,10 @@ export function createGuard(options: GuardOptions): Guard {
     }
     const headers = request.headers;
     // Bun builds the URL from the first Host header and joins repeated ones with ", ": a proxy in
-    // front that routes by the last one would disagree with the check above.
-    if (headers.get("host")?.includes(",")) refuseHost("malformed", headers.get("host"));
+    // front that routes by the last one would disagree with the check above. Static routes too:
+    // this is the one header they read.
+    const hostHeader = headers.get("host");
+    if (hostHeader?.includes(",")) refuseHost("malformed", hostHeader);
     if (method === "GET" || method === "HEAD") {
       // A WebSocket upgrade is a GET and goes through the origin check.
       if (staticRoute) return;
@@ -106,8 +109,7 @@ const mediaType = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
  * `no-cors` fetch sends no type or a safelisted one, and no preflight. Anything the browser could
  * read as safelisted (a list, an unparsable value) counts as not preflighted.
  */
-export function isPreflighted(contentType: string | null): boolean {
-  if (contentType === null || contentType.includes(",")) return false;
-  const essence = (contentType.split(";", 1)[0] ?? "").trim().toLowerCase();
-  return mediaType.test(essence) && !simpleTypes.has(essence);
+function isPreflighted(contentType: string | null): boolean {
+  const essence = mediaTypeOf(contentType ?? undefined);
+  return essence !== undefined && mediaType.test(essence) && !simpleTypes.has(essence);
 }

@@ -18,7 +18,8 @@ export type Respond = (request: Request, info: RequestInfo) => Response | Promis
 /**
  * A route Bun.serve answers from its own route table: its path is fixed (the log line needs no
  * path from the URL), and its `respond` builds complete responses with `apiResponder`, which the
- * context sends without editing them. Such a route reads no request header.
+ * context sends without editing them. Such a route reads no request header of its own: only the
+ * guard's check for a repeated Host.
  */
 export interface StaticRoute {
   readonly path: string;
@@ -58,8 +59,8 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
   return (request, env, respond, route) => {
     const started = performance.now();
     const method = request.method;
-    // A static route reads no request header (Bun copies them all on the first read): it always
-    // issues its own id. Other routes keep the caller's, as a proxy in front may set one.
+    // A static route reads no header beyond the guard's Host (every read costs): it always issues
+    // its own id. Other routes keep the caller's, as a proxy in front may set one.
     const offered = route === undefined ? request.headers.get("x-request-id") : null;
     const info = new RequestInfo(
       offered !== null && incomingId.test(offered) ? offered : crypto.randomUUID(),
