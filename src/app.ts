@@ -14,6 +14,7 @@ import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
 import type { PluginHost } from "./plugins/host.ts";
+import { reservedSlugs } from "./plugins/slug.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
@@ -71,7 +72,13 @@ const importPaths = new Set([
   "/api/vocabulary/import",
   "/api/plugins/install",
 ]);
-const pluginManagement = /^\/api\/plugins\/(install|uninstall|reload|[^/]+\/(enable|disable))\/?$/;
+const pluginPath = /^\/api\/plugins\/([^/]+)(?:\/(enable|disable))?$/;
+
+/** `/api/plugins/<reserved slug>` or `…/<slug>/enable|disable`: svc's routes, not a plugin's. */
+function isPluginManagement(path: string): boolean {
+  const match = pluginPath.exec(path);
+  return match !== null && (match[2] !== undefined || reservedSlugs.has(match[1] ?? ""));
+}
 
 /**
  * The body limit a path gets: audio uploads and plugin routes (whatever a plugin accepts)
@@ -81,7 +88,7 @@ export function bodyKindOf(path: string): BodyKind {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
   if (trimmed === "/api/transcribe") return "upload";
   if (importPaths.has(trimmed)) return "import";
-  if (trimmed.startsWith("/api/plugins/") && !pluginManagement.test(trimmed)) return "upload";
+  if (trimmed.startsWith("/api/plugins/") && !isPluginManagement(trimmed)) return "upload";
   return "json";
 }
 
