@@ -35,7 +35,7 @@ export const describes =
     schema;
 
 /** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
-export function impliedErrors(doc: RouteDoc): ErrorCode[] {
+function impliedErrors(doc: RouteDoc): ErrorCode[] {
   const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
   if (doc.method !== "get") codes.push("untrusted_origin", "storage_full");
   if (doc.method === "post") codes.push("cross_origin_request");

@@ -63,14 +63,6 @@ export function jsonShape(
   return { depth: deepest, values };
 }
 
-/** The depth of the deepest array or object in the JSON text (a scalar is 0); see `jsonShape`. */
-export const jsonTextDepth = (text: string): number =>
-  jsonShape(text, { depth: maxJsonDepth, values: Number.POSITIVE_INFINITY }).depth;
-
-/** About how many values the JSON text holds, counted to just past `limit`; see `jsonShape`. */
-export const jsonValueCount = (text: string, limit = maxJsonValues): number =>
-  jsonShape(text, { depth: Number.POSITIVE_INFINITY, values: limit }).values;
-
 const utf8 = new TextDecoder();
 
 /**

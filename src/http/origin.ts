@@ -24,11 +24,6 @@ export function originTrust(origin: string, extra: ReadonlySet<string>): "named"
   return loopback && validPort(loopback[1]) ? "loopback" : undefined;
 }
 
-/** True when `origin` (one raw `Origin` header value) may make state-changing requests. */
-export function isTrustedOrigin(origin: string, extra: ReadonlySet<string>): boolean {
-  return originTrust(origin, extra) !== undefined;
-}
-
 /**
  * True when `origin` is the origin the request was sent to: a page svc served itself (the
  * console), reached by the name in `Host`, which the Host check has already passed. The scheme is

@@ -56,7 +56,7 @@ function serverTiming(result: TranscribeResult): string {
 }
 
 /** Every code the dictation path answers with, beyond those the route's shape implies. */
-export const transcribeErrors = [
+const transcribeErrors = [
   "missing_audio",
   "invalid_multipart",
   "invalid_app_context",

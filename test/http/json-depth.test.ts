@@ -1,14 +1,15 @@
 import { describe, expect, test } from "bun:test";
-import {
-  jsonShape,
-  jsonTextDepth,
-  jsonValueCount,
-  maxJsonDepth,
-  maxJsonValues,
-  parseJsonBody,
-} from "../../src/http/json-body.ts";
+import { jsonShape, maxJsonDepth, maxJsonValues, parseJsonBody } from "../../src/http/json-body.ts";
 import { createTestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
+
+/** The depth of the deepest array or object in the JSON text (a scalar is 0), by `jsonShape`. */
+const jsonTextDepth = (text: string): number =>
+  jsonShape(text, { depth: maxJsonDepth, values: Number.POSITIVE_INFINITY }).depth;
+
+/** About how many values the JSON text holds, counted to just past `limit`, by `jsonShape`. */
+const jsonValueCount = (text: string, limit = maxJsonValues): number =>
+  jsonShape(text, { depth: Number.POSITIVE_INFINITY, values: limit }).values;
 
 const nested = (depth: number, leaf = "1") => `${"[".repeat(depth)}${leaf}${"]".repeat(depth)}`;
 

@@ -1,5 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { isTrustedOrigin, parseOriginList } from "../../src/http/origin.ts";
+import { originTrust, parseOriginList } from "../../src/http/origin.ts";
+
+/** True when `origin` (one raw `Origin` header value) may make state-changing requests. */
+const isTrustedOrigin = (origin: string, extra: ReadonlySet<string>): boolean =>
+  originTrust(origin, extra) !== undefined;
 
 const extra = new Set(["https://dictation.example.com", "http://192.168.1.20:4649"]);
 
