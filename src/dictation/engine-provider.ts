@@ -72,13 +72,17 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     return engine;
   }
 
-  // The term list is a cached array, replaced when the vocabulary changes: build its prompt once.
+  const promptOf = (terms: readonly string[]) =>
+    terms.length === 0 ? undefined : buildWhisperPrompt(terms).prompt;
+
+  // The stored term list is a cached array, replaced when the vocabulary changes: build its
+  // prompt once. A plugin's list for one dictation is built each time.
   let promptTerms: readonly string[] | undefined;
   let cachedPrompt: string | undefined;
-  function promptFor(terms: readonly string[]): string | undefined {
+  function storedPrompt(terms: readonly string[]): string | undefined {
     if (terms !== promptTerms) {
       promptTerms = terms;
-      cachedPrompt = terms.length === 0 ? undefined : buildWhisperPrompt(terms).prompt;
+      cachedPrompt = promptOf(terms);
     }
     return cachedPrompt;
   }
@@ -89,20 +93,16 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       const definition = engineDefinition(id);
       const { model: wanted } = options;
       if (wanted !== undefined) assertModelId(wanted);
-      const chosen: EngineSettings = {
-        get: (key) => (key === "stt_model" && wanted !== undefined ? wanted : settings.get(key)) as never,
-      };
-      const { model, key, create } = definition.select({ settings: chosen, models: deps.models, logger });
+      const chosen: EngineSettings =
+        wanted === undefined
+          ? settings
+          : { get: (key) => (key === "stt_model" ? wanted : settings.get(key)) as never };
+      const { model, key, create } = definition.select({ settings: chosen, models: deps.models });
       const engine = load(id, model, key, create);
       const terms = options.vocabulary ?? deps.vocabulary();
-      const prompt =
-        definition.bias !== "prompt"
-          ? undefined
-          : options.vocabulary === undefined
-            ? promptFor(terms)
-            : terms.length === 0
-              ? undefined
-              : buildWhisperPrompt(terms).prompt;
+      let prompt: string | undefined;
+      if (definition.bias === "prompt")
+        prompt = options.vocabulary === undefined ? storedPrompt(terms) : promptOf(terms);
       return {
         engine: await engine,
         id,

@@ -1,7 +1,5 @@
-import type { Logger } from "../../logger.ts";
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
-import type { EngineId } from "./ids.ts";
-import type { EngineAvailability, SpeechEngine } from "./types.ts";
+import type { SpeechEngine } from "./types.ts";
 import type { ModelStore } from "./whisper/models/store.ts";
 
 // What every speech engine declares (engines/registry.ts lists one per id).
@@ -15,7 +13,6 @@ export interface EngineContext {
   settings: EngineSettings;
   /** The whisper model files (`stt_model` names one of them). */
   models: ModelStore;
-  logger: Logger;
 }
 
 /** What the settings select now: the model to report, a cache key, and how to load it. */
@@ -28,9 +25,6 @@ export interface EngineSelection {
 
 /** Everything svc needs to know about one speech engine; one entry per engine id. */
 export interface EngineDefinition {
-  readonly id: EngineId;
-  /** One line for the settings schema and the CLI's help. */
-  readonly summary: string;
   /** Settings whose change reloads this engine (and warms it again when it is the selected one). */
   readonly settings: readonly SettingKey[];
   /** Dictation units the scheduler may run on it at once. */
@@ -40,8 +34,6 @@ export interface EngineDefinition {
    * from the terms (and its output is checked for prompt echoes); `words` hands it the terms.
    */
   readonly bias: "prompt" | "words";
-  /** Whether it can run on this machine at all (libraries, native code); loads no model. */
-  probe(): EngineAvailability;
   /** Reads the settings; throws 503 (`model_unavailable`, `engine_unavailable`) when it cannot run. */
   select(context: EngineContext): EngineSelection;
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */

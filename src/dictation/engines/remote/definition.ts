@@ -4,13 +4,10 @@ import { createRemoteEngine } from "./engine.ts";
 
 /** Any OpenAI-compatible transcription server: OpenAI, Groq, a speaches or whisper.cpp server. */
 export const remoteEngine: EngineDefinition = {
-  id: "remote",
-  summary: "a remote OpenAI-compatible server (remote_stt_base_url)",
   settings: ["remote_stt_base_url", "remote_stt_model", "remote_stt_api_key", "remote_stt_timeout_ms"],
   // A server may take several requests at once; how many is the user's call.
   concurrency: (settings) => settings.get("remote_stt_concurrency"),
   bias: "prompt",
-  probe: () => ({ available: true }),
   select({ settings }) {
     const baseUrl = settings.get("remote_stt_base_url");
     const model = settings.get("remote_stt_model");

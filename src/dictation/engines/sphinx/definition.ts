@@ -4,12 +4,9 @@ import { createSphinxEngine, probeSphinx, SPHINX_WORKER_ENTRY } from "./engine.t
 
 /** CMU PocketSphinx through Debian's library, English only, in a Worker; biased by vocabulary words. */
 export const sphinxEngine: EngineDefinition = {
-  id: "sphinx",
-  summary: "embedded PocketSphinx (English, light, less accurate)",
   settings: [],
   concurrency: () => 1,
   bias: "words",
-  probe: () => probeSphinx(),
   select() {
     const availability = probeSphinx();
     if (!availability.available) {

@@ -1,5 +1,4 @@
-import { AppError, reasonOf } from "../../../errors.ts";
-import type { EngineAvailability } from "../types.ts";
+import { AppError } from "../../../errors.ts";
 
 /** The model object smart-whisper's addon hands back from `WhisperModel.load`. */
 export interface NativeWhisperModel {
@@ -56,14 +55,4 @@ export function loadWhisperAddon(): WhisperAddon {
     details: { engine: "whisper", hint: HINT },
     cause: loadError,
   });
-}
-
-export function probeWhisper(): EngineAvailability {
-  try {
-    loadWhisperAddon();
-    return { available: true };
-  } catch (error) {
-    const reason = reasonOf(error);
-    return { available: false, reason, hint: HINT };
-  }
 }

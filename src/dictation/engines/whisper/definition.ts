@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
 import type { EngineDefinition } from "../definition.ts";
-import { probeWhisper } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
 
 function modelMissing(id: string): AppError {
@@ -17,13 +16,10 @@ function modelMissing(id: string): AppError {
  * model is the point of a dictation server) and is reloaded when the file or a tuning setting changes.
  */
 export const whisperEngine: EngineDefinition = {
-  id: "whisper",
-  summary: "embedded whisper.cpp (the models of GET /api/models)",
   settings: ["stt_model", "whisper_threads", "audio_ctx_scaling", "whisper_max_tokens"],
   // It uses every core: one unit at a time.
   concurrency: () => 1,
   bias: "prompt",
-  probe: probeWhisper,
   select({ settings, models }) {
     const model = settings.get("stt_model");
     const path = models.pathFor(model);
