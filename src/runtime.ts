@@ -67,7 +67,6 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     models: models.store,
     hooks: () => plugins.hooks(),
     transcriptHooks: () => plugins.transcriptHooks(),
-    beforeTranscribe: () => plugins.transcriptHooks().beforeTranscribe,
     events,
     logger,
   });

@@ -17,10 +17,13 @@ export interface DictationOptions {
   services: Services;
   models: ModelStore;
   hooks: () => readonly AfterCleanupHook[];
-  /** Plugin beforeTranscribe hooks, run on the decoded audio before the engine. */
-  beforeTranscribe?: () => readonly BeforeTranscribeHook[];
-  /** The plugin hooks that run before afterCleanup (afterTranscribe, beforeCleanup). */
-  transcriptHooks?: TextPipelineDeps["getTranscriptHooks"];
+  /**
+   * The plugin hooks that run before afterCleanup: beforeTranscribe on the decoded audio before
+   * the engine, afterTranscribe and beforeCleanup in the text pipeline.
+   */
+  transcriptHooks?: () => ReturnType<NonNullable<TextPipelineDeps["getTranscriptHooks"]>> & {
+    beforeTranscribe: readonly BeforeTranscribeHook[];
+  };
   events: EventBus;
   logger: Logger;
 }
@@ -85,7 +88,7 @@ export function createDictation(options: DictationOptions): Dictation {
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
     }),
-    ...(options.beforeTranscribe ? { beforeTranscribe: options.beforeTranscribe } : {}),
+    beforeTranscribe: () => options.transcriptHooks?.().beforeTranscribe ?? [],
     warn: (message, fields) => logger.warn(message, fields),
   });
   // Audio decoders stay lazy: each compressed codec holds tens of MB of WASM memory once used.

@@ -194,11 +194,7 @@ export function createTranscriber(deps: TranscriberDeps) {
       } else {
         // Loading a model (only the first time, or after a settings change) counts as engine time.
         const loading = performance.now();
-        const choice = {
-          ...(plan.model !== undefined ? { model: plan.model } : {}),
-          ...(plan.vocabulary !== undefined ? { vocabulary: plan.vocabulary } : {}),
-        };
-        const engine = await deps.engine(engineId, choice);
+        const engine = await deps.engine(engineId, { model: plan.model, vocabulary: plan.vocabulary });
         timings.engine += performance.now() - loading;
         active = engine;
         // Silence never reaches the engine: it is where hallucinations come from.
