@@ -215,6 +215,9 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         };
       }
 
+      // afterTranscribe hooks count as plugin time, not cleanup.
+      const transcriptHooksMs = early.afterTranscribe.length === 0 ? 0 : elapsed(started);
+      const cleanupStarted = performance.now();
       const format = deps.matchFormat(appContext);
       const cleaned = await cleanup(
         { ...input, text: transcribed.text },
@@ -223,7 +226,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         early.beforeCleanup,
         hookErrors,
       );
-      const cleanupMs = elapsed(started);
+      const cleanupMs = elapsed(cleanupStarted);
 
       const dictionaryStarted = performance.now();
       const dictionary = applyDictionary(cleaned.text);
@@ -243,7 +246,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
           : await runHooks(deps.getHooks(), hookInput, dictionary.text, { timeoutMs: config.hookTimeoutMs });
       const errors = [...hookErrors, ...plugins.errors];
       report(errors);
-      const pluginsMs = elapsed(pluginsStarted);
+      const pluginsMs = transcriptHooksMs + elapsed(pluginsStarted);
 
       return {
         text: plugins.text,

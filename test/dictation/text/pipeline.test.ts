@@ -50,6 +50,40 @@ describe("createTextPipeline: stage order", () => {
     );
     expect(timings.total).toBeLessThan(1000);
   });
+
+  test("afterTranscribe hooks count as plugin time, not cleanup", async () => {
+    const h = harness({ config: { hookTimeoutMs: 2000 } });
+    h.deps.getTranscriptHooks = () => ({
+      afterTranscribe: [
+        hook("slow-command", async () => {
+          await Bun.sleep(150);
+        }),
+      ],
+      beforeCleanup: [],
+    });
+    const { timings } = await createTextPipeline(h.deps).run({ text: "hello there" });
+    expect(timings.plugins).toBeGreaterThanOrEqual(140);
+    expect(timings.cleanup).toBeLessThan(140);
+  });
+
+  test("a transcript an afterTranscribe hook consumes is not matched against the formats", async () => {
+    const h = harness();
+    h.deps.getTranscriptHooks = () => ({
+      afterTranscribe: [
+        hook("command", (_input, output) => {
+          output.text = "\n\n";
+          (output as { consume?: boolean }).consume = true;
+        }),
+      ],
+      beforeCleanup: [],
+    });
+    const result = await createTextPipeline(h.deps).run({
+      text: "new paragraph",
+      appContext: { app: "Notes" },
+    });
+    expect(result).toMatchObject({ text: "\n\n", consumedBy: "command", format: null });
+    expect(h.formatQueries).toEqual([]);
+  });
 });
 
 describe("createTextPipeline: formats and modes", () => {
