@@ -1,11 +1,11 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, normalize, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { packTar, type TarEntry } from "modern-tar";
 import { pluginsDirOf } from "../config.ts";
 import { reasonOf } from "../errors.ts";
 import { linkPlugin, unlinkPlugin } from "../plugins/dev-link.ts";
 import { extraModulesWarning } from "../plugins/modules.ts";
+import { packPackage } from "../plugins/pack.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
 import type { PluginStatus } from "../plugins/types.ts";
 import { dialHost } from "./healthcheck.ts";
@@ -59,7 +59,7 @@ async function tarballOf(source: { path: string; folder: boolean }): Promise<Uin
   const listed = Array.isArray(manifest.files)
     ? manifest.files.filter((f) => typeof f === "string")
     : ["dist"];
-  const entries: TarEntry[] = [];
+  const files: [string, Uint8Array][] = [];
   const add = (relative: string) => {
     const full = join(source.path, relative);
     const info = lstatSync(full, { throwIfNoEntry: false });
@@ -67,16 +67,12 @@ async function tarballOf(source: { path: string; folder: boolean }): Promise<Uin
     if (info.isDirectory()) {
       for (const name of readdirSync(full).sort()) add(join(relative, name));
     } else if (info.isFile()) {
-      const body = readFileSync(full);
-      entries.push({
-        header: { name: `package/${relative.split(sep).join("/")}`, size: body.length, type: "file" },
-        body,
-      });
+      files.push([relative.split(sep).join("/"), readFileSync(full)]);
     }
   };
   add("package.json");
   for (const item of listed) add(normalize(item).replace(/^(\.\.[\\/])+/, ""));
-  return Bun.gzipSync(await packTar(entries));
+  return packPackage(files);
 }
 
 class CliError extends Error {

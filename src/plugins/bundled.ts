@@ -1,9 +1,10 @@
-import { packTar } from "modern-tar";
 // @ts-expect-error TypeScript types a .js import as the module; with type "file" Bun gives its path.
 import profanityEntry from "../../plugins/profanity-filter/dist/index.js" with { type: "file" };
 import profanityPage from "../../plugins/profanity-filter/dist/ui/index.html" with { type: "file" };
 import profanityManifest from "../../plugins/profanity-filter/package.json" with { type: "file" };
 import profanityPackage from "../../plugins/profanity-filter/package.json" with { type: "json" };
+
+import { packPackage } from "./pack.ts";
 
 /** A first-party plugin svc carries, so installing it needs no registry (and works offline). */
 export interface BundledPlugin {
@@ -16,13 +17,13 @@ function bundle(version: string, files: Record<string, string>): BundledPlugin {
   return {
     version,
     async tarball() {
-      const entries = await Promise.all(
-        Object.entries(files).map(async ([name, path]) => {
-          const body = new Uint8Array(await Bun.file(path).arrayBuffer());
-          return { header: { name: `package/${name}`, size: body.length, type: "file" as const }, body };
-        }),
+      return packPackage(
+        await Promise.all(
+          Object.entries(files).map(
+            async ([name, path]): Promise<[string, Uint8Array]> => [name, await Bun.file(path).bytes()],
+          ),
+        ),
       );
-      return Bun.gzipSync(await packTar(entries));
     },
   };
 }
