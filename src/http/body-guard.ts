@@ -60,16 +60,17 @@ export function createBodyGuard(
 ): MiddlewareHandler<AppEnv> {
   const windowMs = limits.rateWindowMs ?? 10_000;
   const retryAfter = Math.max(1, Math.ceil(windowMs / 1000));
+  const maxBytesOf: Record<BodyKind, number> = {
+    upload: limits.maxUploadBytes,
+    import: limits.maxImportBytes,
+    json: limits.maxJsonBytes,
+  };
   let receiving = 0;
   return async (c, next) => {
     const request = c.req.raw;
     if (request.body === null) return next();
     const kind = kindOf(c.req.path);
-    const maxBytes = {
-      upload: limits.maxUploadBytes,
-      import: limits.maxImportBytes,
-      json: limits.maxJsonBytes,
-    }[kind];
+    const maxBytes = maxBytesOf[kind];
     const declared = request.headers.has("transfer-encoding") ? null : request.headers.get("content-length");
     // Refused from the header alone, before a byte is read or a slot taken.
     if (declared !== null && Number(declared) > maxBytes) throw tooLarge(kind, maxBytes);
