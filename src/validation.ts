@@ -54,6 +54,21 @@ export function safeParseBounded<S extends v.GenericSchema>(schema: S, input: un
   } as v.SafeParseResult<S>;
 }
 
+/**
+ * Validates `input`; on failure, at most `maxReportedIssues` problems, as field-level details and
+ * as one "path: message" line each.
+ */
+export function parseReported<S extends v.GenericSchema>(
+  schema: S,
+  input: unknown,
+): { success: true; output: v.InferOutput<S> } | { success: false; details: FieldIssue[]; lines: string[] } {
+  const result = safeParseBounded(schema, input);
+  if (result.success) return { success: true, output: result.output };
+  const details = describeIssues(result.issues.slice(0, maxReportedIssues));
+  const lines = details.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+  return { success: false, details, lines };
+}
+
 /** Validates `input` or throws 400 `code` with field-level details (at most `maxReportedIssues`). */
 export function parseOrThrow<S extends v.GenericSchema>(
   schema: S,
@@ -61,9 +76,7 @@ export function parseOrThrow<S extends v.GenericSchema>(
   code: CodeWithStatus<400> = "invalid_request",
   what = "request",
 ): v.InferOutput<S> {
-  const result = safeParseBounded(schema, input);
+  const result = parseReported(schema, input);
   if (result.success) return result.output;
-  const details = describeIssues(result.issues.slice(0, maxReportedIssues));
-  const summary = details.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-  throw new AppError(code, `Invalid ${what}: ${summary.join("; ")}`, { details });
+  throw new AppError(code, `Invalid ${what}: ${result.lines.join("; ")}`, { details: result.details });
 }

@@ -1,5 +1,5 @@
 import { AppError, badRequest, payloadTooLarge } from "../errors.ts";
-import { describeIssues, maxReportedIssues, safeParseBounded } from "../validation.ts";
+import { parseReported } from "../validation.ts";
 import { isKnownSetting, type SettingDef, settingsCatalog } from "./catalog.ts";
 
 /** Client preferences (unknown keys) are opaque but bounded, so settings cannot become a blob store. */
@@ -30,13 +30,11 @@ export function encodeSetting(key: string, value: unknown): { json: string; valu
   const def = settingDef(key);
   let parsed = value;
   if (def) {
-    const result = safeParseBounded(def.schema, value);
+    const result = parseReported(def.schema, value);
     if (!result.success) {
-      const issues = describeIssues(result.issues.slice(0, maxReportedIssues));
-      const what = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-      throw badRequest("invalid_setting", `Invalid value for setting "${key}": ${what.join("; ")}.`, {
+      throw badRequest("invalid_setting", `Invalid value for setting "${key}": ${result.lines.join("; ")}.`, {
         key,
-        issues,
+        issues: result.details,
         accepted: def.description,
       });
     }
