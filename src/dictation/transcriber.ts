@@ -14,8 +14,6 @@ import { languageTag } from "./language.ts";
 import type { Timings, TranscribeResult } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
 
-export type { Timings, TranscribeResult };
-
 export interface DecodedClip {
   pcm: Float32Array;
   durationMs: number;

@@ -1,8 +1,8 @@
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
 import { parseMediaType } from "../dictation/audio/media-type.ts";
 import { languageSchema } from "../dictation/language.ts";
-import { transcribeResultSchema } from "../dictation/result.ts";
-import type { TranscribeResult, Transcriber } from "../dictation/transcriber.ts";
+import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
+import type { Transcriber } from "../dictation/transcriber.ts";
 import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";

@@ -4,8 +4,9 @@ import { scanFlac } from "./flac-scan.ts";
 import { declaredFormat, type MediaType, OPAQUE_TYPES, parseMediaType } from "./media-type.ts";
 import { inspectMp4 } from "./mp4-guard.ts";
 import { frameBytes, type PcmLayout, pcmToMono } from "./pcm.ts";
+import { SAMPLE_RATE } from "./rate.ts";
 import { rawPcmLayout } from "./raw-pcm.ts";
-import { resample, SAMPLE_RATE } from "./resample.ts";
+import { resample } from "./resample.ts";
 import { type DecoderName, sniffAudio } from "./sniff.ts";
 import { parseWav } from "./wav.ts";
 

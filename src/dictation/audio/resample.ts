@@ -1,7 +1,5 @@
 import { SAMPLE_RATE } from "./rate.ts";
 
-export { SAMPLE_RATE };
-
 /** A streaming sample-rate converter: push chunks in order, then flush once. */
 export interface Resampler {
   push(input: Float32Array): Float32Array;

@@ -1,13 +1,9 @@
-import type { DownloadOptions, DownloadProgress, DownloadTarget } from "./request.ts";
-
-export type { DownloadOptions, DownloadProgress, DownloadTarget };
-
 import { renameSync } from "node:fs";
 import { AppError } from "../../../../errors.ts";
 import { fileSize, hashInto, newSha256, removeFile, type Sha256 } from "./files.ts";
 import { acquireLock } from "./lock.ts";
 import { type ModelPreset, presetUrl } from "./presets.ts";
-import { request } from "./request.ts";
+import { type DownloadOptions, type DownloadTarget, request } from "./request.ts";
 import type { InstalledModel, ModelStore } from "./store.ts";
 
 export interface DownloadResult {

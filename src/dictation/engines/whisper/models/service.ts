@@ -1,11 +1,8 @@
-import type { DownloadFailure, DownloadState } from "./overview.ts";
-
-export type { DownloadFailure, DownloadState };
-
 import { AppError, notFound, reasonOf } from "../../../../errors.ts";
 import type { EventBus } from "../../../../events.ts";
 import type { Logger } from "../../../../logger.ts";
 import { type DownloadResult, downloadModel, presetTarget } from "./download.ts";
+import type { DownloadFailure, DownloadState } from "./overview.ts";
 import { describeModels, type ModelsOverview } from "./overview.ts";
 import { findPreset } from "./presets.ts";
 import type { DownloadProgress } from "./request.ts";
