@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
 import { parseOriginList } from "./http/origin.ts";
@@ -183,11 +183,15 @@ export class ConfigError extends Error {
   }
 }
 
-/** The plugins folder: SVC_PLUGINS_DIR, else plugins/ beside the database (":memory:": ./data). */
-export function pluginsDirOf(dbPath: string, override?: string): string {
+/** A data folder: its variable's value, else `name`/ beside the database (":memory:": ./data). */
+function dataFolder(dbPath: string, name: string, override: string | undefined): string {
   if (override?.trim()) return resolve(override.trim());
-  return resolve(dataDirOf(dbPath), "plugins");
+  return resolve(dataDirOf(dbPath), name);
 }
+
+/** The plugins folder: SVC_PLUGINS_DIR, else plugins/ beside the database. */
+export const pluginsDirOf = (dbPath: string, override?: string): string =>
+  dataFolder(dbPath, "plugins", override);
 
 const dataDirOf = (dbPath: string) => (dbPath === ":memory:" ? resolve("data") : dirname(resolve(dbPath)));
 
@@ -210,7 +214,6 @@ export function loadConfig(env: Record<string, string | undefined>) {
   }
   const out = result.output;
   const dbPath = out.SVC_DB_PATH === ":memory:" ? ":memory:" : resolve(out.SVC_DB_PATH);
-  const dataDir = dataDirOf(dbPath);
   return {
     dbPath,
     port: out.PORT,
@@ -233,7 +236,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     pluginsDir: pluginsDirOf(dbPath, out.SVC_PLUGINS_DIR),
     /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */
     pluginSetupTimeoutMs: out.SVC_PLUGIN_SETUP_TIMEOUT_MS,
-    modelsDir: resolve(out.SVC_MODELS_DIR?.trim() || join(dataDir, "models")),
+    modelsDir: dataFolder(dbPath, "models", out.SVC_MODELS_DIR),
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
     /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
