@@ -1,11 +1,8 @@
 import * as v from "valibot";
 import {
-  dictionaryCreateSchema,
   dictionaryEntrySchema,
   dictionaryItemSchema,
   dictionaryLimits,
-  dictionaryListQuerySchema,
-  dictionaryPatchSchema,
 } from "../lexicon/dictionary-schemas.ts";
 import type { KeyedDocsSpec } from "./keyed-docs.ts";
 
@@ -16,13 +13,9 @@ const limits =
 
 /** How dictionary routes read in the API reference. */
 export const dictionaryReference: KeyedDocsSpec = {
-  path: "/api/dictionary",
   tag: "Dictionary",
   entry: dictionaryEntrySchema,
   entryDescription: "The entry",
-  listQuery: dictionaryListQuerySchema,
-  createBody: dictionaryCreateSchema,
-  patchBody: dictionaryPatchSchema,
   importBody: v.array(dictionaryItemSchema),
   exportRow: dictionaryItemSchema,
   text: {

@@ -5,17 +5,15 @@ interface Text {
   description?: string;
 }
 
-/** How a keyed resource is described in the API reference; createKeyedRoutes declares the routes. */
+/**
+ * How a keyed resource is described in the API reference; createKeyedRoutes declares the routes,
+ * and documents its path and the schemas it validates with from its own spec.
+ */
 export interface KeyedDocsSpec {
-  /** `/api/dictionary` */
-  path: string;
   tag: string;
   entry: v.GenericSchema;
   /** The 200 of get and patch: "The entry". */
   entryDescription: string;
-  listQuery: v.GenericSchema;
-  createBody: v.GenericSchema;
-  patchBody: v.GenericSchema;
   importBody: v.GenericSchema;
   /** One row of an export file. */
   exportRow: v.GenericSchema;

@@ -54,12 +54,12 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
   };
   const found = (id: number) => repo.get(id) ?? missing(id);
 
-  return documentedRoutes(spec.docs, reference.path, reference.tag)
+  return documentedRoutes(spec.docs, `/api/${name}`, reference.tag)
     .get(
       "/",
       {
         ...text.list,
-        query: reference.listQuery,
+        query: spec.listQuery,
         responses: { 200: { description: "One page", schema: pageSchema(entry) } },
       },
       (c) => c.json(repo.list(readQuery(c, spec.listQuery))),
@@ -102,7 +102,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       "/",
       {
         ...text.create,
-        body: reference.createBody,
+        body: spec.create,
         responses: { 201: { description: "Created", schema: entry } },
         errors: ["conflict", "limit_exceeded"],
       },
@@ -119,7 +119,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       {
         ...text.patch,
         params: idParamsSchema,
-        body: reference.patchBody,
+        body: spec.patch,
         responses: { 200: one },
         errors: ["conflict"],
       },

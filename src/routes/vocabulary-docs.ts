@@ -1,11 +1,5 @@
 import * as v from "valibot";
-import {
-  vocabularyCreateSchema,
-  vocabularyEntrySchema,
-  vocabularyLimits,
-  vocabularyListQuerySchema,
-  vocabularyPatchSchema,
-} from "../lexicon/vocabulary-schemas.ts";
+import { vocabularyEntrySchema, vocabularyLimits } from "../lexicon/vocabulary-schemas.ts";
 import type { KeyedDocsSpec } from "./keyed-docs.ts";
 
 const { maxTermLength, maxNotesLength, maxEntries } = vocabularyLimits;
@@ -17,13 +11,9 @@ const item = v.object({ term: v.string(), notes: v.optional(v.nullable(v.string(
 
 /** How vocabulary routes read in the API reference. */
 export const vocabularyReference: KeyedDocsSpec = {
-  path: "/api/vocabulary",
   tag: "Vocabulary",
   entry: vocabularyEntrySchema,
   entryDescription: "The term",
-  listQuery: vocabularyListQuerySchema,
-  createBody: vocabularyCreateSchema,
-  patchBody: vocabularyPatchSchema,
   importBody: v.array(v.union([v.string(), item])),
   exportRow: item,
   text: {
