@@ -7,8 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { goForward, TESTDATA } from "../../test/helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
-import { fmt, startServer, table } from "./util.ts";
+import { fmt, memoryMb, startServer, table } from "./util.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const binary = join(root, "dist", "svc");
@@ -16,7 +17,6 @@ const fixtures = join(root, "test", "fixtures", "audio");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 30);
 /** Requests in flight at once during the mixed rounds. */
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const goforward = "/usr/share/pocketsphinx/test/data/goforward.raw";
 
 /** One file per decoder, in the order a first upload loads them. */
 const codecs = [
@@ -33,19 +33,7 @@ const bytesOf = (file: string) => new Uint8Array(readFileSync(join(fixtures, fil
 
 /** Real speech for the engine (goforward.raw when installed, else a WAV fixture). */
 function speechWav(): Uint8Array<ArrayBuffer> {
-  if (!existsSync(goforward)) return bytesOf("s16.wav");
-  const raw = readFileSync(goforward);
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  const pcm = new Float32Array(raw.byteLength >> 1);
-  for (let i = 0; i < pcm.length; i++) pcm[i] = view.getInt16(i * 2, true) / 32768;
-  return encodeWav(pcm);
-}
-
-/** Kernel figures for the process, in MiB: resident now and the peak so far. */
-function memory(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  return existsSync(`${TESTDATA}/goforward.raw`) ? encodeWav(goForward()) : bytesOf("s16.wav");
 }
 
 /** A damaged copy: random bytes flipped after the header, or the file cut short. */
@@ -114,7 +102,7 @@ function createProbe(url: string, pid: number) {
       }
     },
     record(label: string): number {
-      const { rss, peak } = memory(pid);
+      const { rss, peak } = memoryMb(pid);
       rows.push([label, fmt(rss), fmt(peak), last === 0 ? "" : fmt(rss - last)]);
       last = rss;
       return rss;

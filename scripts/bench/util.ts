@@ -74,9 +74,14 @@ export function percentile(sorted: number[], p: number): number {
 }
 
 export function rssMb(pid: number): number {
+  return memoryMb(pid).rss;
+}
+
+/** Kernel figures for the process, in MiB: resident now and the peak so far. */
+export function memoryMb(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
-  return kb / 1024;
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
 }
 
 let clockTicks: number | undefined;
