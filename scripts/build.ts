@@ -2,6 +2,7 @@
 // `bun run build --target all` for every release platform (dist/svc-<platform>[.exe]).
 import { parseArgs } from "node:util";
 import { workerEntries } from "../src/dictation/engines/registry.ts";
+import { buildConsole } from "./build-console.ts";
 
 const platforms = {
   "linux-x64": "bun-linux-x64",
@@ -55,6 +56,7 @@ async function compile(target: Platform | undefined, outfile: string): Promise<v
   console.log(`built ${outfile} in ${Math.round(performance.now() - started)} ms`);
 }
 
+await buildConsole();
 const requested = values.target;
 if (requested === "all") {
   for (const platform of Object.keys(platforms) as Platform[]) {

@@ -81,4 +81,16 @@ function main() {
   );
 }
 
+/** Bundles the web console with the Bun that npm just installed (src/web/dist, ~150 ms). */
+function buildConsole() {
+  const bun = path.join(process.cwd(), "node_modules/.bin/bun");
+  if (!existsSync(bun) || !existsSync("scripts/build-console.ts")) return; // an install from a packed tarball
+  const result = spawnSync(bun, ["scripts/build-console.ts"], { stdio: "inherit" });
+  if (result.status !== 0) {
+    console.error("svc: building the web console failed.");
+    process.exit(1);
+  }
+}
+
 main();
+buildConsole();

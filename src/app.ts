@@ -16,6 +16,7 @@ import { createPluginNamespace } from "./plugins/dispatch.ts";
 import type { PluginHost } from "./plugins/host.ts";
 import { reservedSlugs } from "./plugins/slug.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
+import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEventsRoutes } from "./routes/events.ts";
@@ -118,6 +119,7 @@ export function createApp(deps: AppDeps) {
   mount(createPluginRoutes(deps));
   app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
   mount(createApiReferenceRoutes(deps));
+  app.route("/", createConsoleRoutes({ version: deps.version }));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
   app.onError(createErrorRenderer(deps.db.filename));
   return Object.assign(app, {

@@ -1,0 +1,114 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "./styles.css";
+import { onConnectionChange } from "./events.ts";
+import { pluginPagePath, screens } from "./paths.ts";
+import { pluginTitle, usePlugins } from "./plugin-list.ts";
+import { interceptLinks, useLocation } from "./router.ts";
+import { DictateScreen } from "./screens/dictate.tsx";
+import { DictionaryScreen } from "./screens/dictionary.tsx";
+import { FormatsScreen } from "./screens/formats.tsx";
+import { HistoryScreen } from "./screens/history.tsx";
+import { ModelsScreen } from "./screens/models.tsx";
+import { PluginPageScreen } from "./screens/plugin-page.tsx";
+import { PluginsScreen } from "./screens/plugins.tsx";
+import { SettingsScreen } from "./screens/settings.tsx";
+import { VocabularyScreen } from "./screens/vocabulary.tsx";
+import { Toasts } from "./toast.tsx";
+
+const screenViews = {
+  "/": DictateScreen,
+  "/history": HistoryScreen,
+  "/dictionary": DictionaryScreen,
+  "/vocabulary": VocabularyScreen,
+  "/formats": FormatsScreen,
+  "/models": ModelsScreen,
+  "/settings": SettingsScreen,
+  "/plugins": PluginsScreen,
+} as const;
+
+function Nav(props: { path: string }) {
+  const { plugins } = usePlugins();
+  const pages = plugins.filter((plugin) => plugin.loaded && plugin.enabled);
+  const current = (path: string) => (props.path === path ? "page" : undefined);
+  return (
+    <nav class="nav" aria-label="svc">
+      <a class="brand" href="/">
+        svc
+      </a>
+      <ul>
+        {screens.map((screen) => (
+          <li key={screen.path}>
+            <a href={screen.path} aria-current={current(screen.path)}>
+              {screen.title}
+            </a>
+          </li>
+        ))}
+        {pages.flatMap((plugin) =>
+          plugin.pages.map((page) => {
+            const path = `/plugins/${plugin.slug}/${page.id}`;
+            return (
+              <li key={path}>
+                <a href={path} aria-current={current(path)} title={pluginTitle(plugin)}>
+                  {plugin.icon && (
+                    <span class="nav-icon" aria-hidden="true">
+                      {plugin.icon}
+                    </span>
+                  )}
+                  {page.title}
+                  {plugin.dev && <span class="badge">DEV</span>}
+                </a>
+              </li>
+            );
+          }),
+        )}
+      </ul>
+    </nav>
+  );
+}
+
+function Offline() {
+  const [connected, setConnected] = useState(true);
+  useEffect(() => onConnectionChange(setConnected), []);
+  if (connected) return null;
+  return (
+    <p class="offline" role="status">
+      Live updates are off: reconnecting to svc…
+    </p>
+  );
+}
+
+export function App() {
+  const { path } = useLocation();
+  const plugin = pluginPagePath.exec(path);
+  const View = screenViews[path as keyof typeof screenViews];
+  useEffect(() => {
+    const title = screens.find((screen) => screen.path === path)?.title;
+    document.title = title ? `${title} · svc` : "svc";
+  }, [path]);
+  return (
+    <div class="layout">
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <Nav path={path} />
+      <main id="main" tabIndex={-1}>
+        <Offline />
+        {plugin?.[1] && plugin[2] ? (
+          <PluginPageScreen key={path} slug={plugin[1]} pageId={plugin[2]} />
+        ) : View ? (
+          <View />
+        ) : (
+          <p>Nothing here. Choose a screen from the menu.</p>
+        )}
+      </main>
+      <Toasts />
+    </div>
+  );
+}
+
+const root = document.getElementById("app");
+if (root) {
+  interceptLinks(document.body);
+  render(<App />, root);
+}

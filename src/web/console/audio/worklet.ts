@@ -1,0 +1,8 @@
+registerProcessor(
+  "svc-recorder",
+  class extends AudioWorkletProcessor {
+    process() {
+      return true;
+    }
+  },
+);

@@ -1,0 +1,80 @@
+// One WebSocket to /api/events for the whole console, reconnecting with backoff. Events carry
+// ids and figures only; screens refetch what changed over HTTP.
+import { useEffect, useRef } from "preact/hooks";
+
+export interface ServerEvent {
+  type: string;
+  time: string;
+  [key: string]: unknown;
+}
+
+type Listener = (event: ServerEvent) => void;
+const listeners = new Set<Listener>();
+let socket: WebSocket | undefined;
+let retryDelay = 500;
+let connected = false;
+const statusListeners = new Set<(connected: boolean) => void>();
+
+function setConnected(value: boolean) {
+  connected = value;
+  for (const listener of statusListeners) listener(value);
+}
+
+/** Opens the socket (once); called by the first subscriber. */
+function connect() {
+  if (socket) return;
+  const url = new URL("/api/events", location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(url);
+  socket = ws;
+  ws.onopen = () => {
+    retryDelay = 500;
+    setConnected(true);
+  };
+  ws.onmessage = (message) => {
+    let event: ServerEvent;
+    try {
+      event = JSON.parse(String(message.data)) as ServerEvent;
+    } catch {
+      return;
+    }
+    for (const listener of listeners) listener(event);
+  };
+  ws.onclose = () => {
+    socket = undefined;
+    setConnected(false);
+    // Back off to 10 s at most, with jitter so many tabs do not reconnect in step.
+    const delay = retryDelay * (0.75 + Math.random() * 0.5);
+    retryDelay = Math.min(retryDelay * 2, 10_000);
+    setTimeout(connect, delay);
+  };
+}
+
+/** Subscribes to every event; returns the unsubscribe function. */
+export function onServerEvent(listener: Listener): () => void {
+  connect();
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Calls `handler` for events whose type is listed (or starts with a listed `prefix.`). */
+export function useServerEvents(types: readonly string[], handler: Listener): void {
+  const latest = useRef(handler);
+  latest.current = handler;
+  const key = types.join(",");
+  useEffect(() => {
+    const wanted = key.split(",");
+    return onServerEvent((event) => {
+      if (wanted.some((type) => event.type === type || (type.endsWith(".") && event.type.startsWith(type))))
+        latest.current(event);
+    });
+  }, [key]);
+}
+
+/** Whether the events socket is open now, and a hook to follow it. */
+export function onConnectionChange(listener: (connected: boolean) => void): () => void {
+  connect();
+  statusListeners.add(listener);
+  listener(connected);
+  return () => statusListeners.delete(listener);
+}

@@ -1,0 +1,24 @@
+// The console's own paths: the server answers each with the console document, the browser's
+// router draws the screen. A leaf both sides import (no DOM, no server code).
+
+/** The screens in navigation order: path, title. */
+export const screens = [
+  { path: "/", title: "Dictate" },
+  { path: "/history", title: "History" },
+  { path: "/dictionary", title: "Dictionary" },
+  { path: "/vocabulary", title: "Vocabulary" },
+  { path: "/formats", title: "Formats" },
+  { path: "/models", title: "Models" },
+  { path: "/settings", title: "Settings" },
+  { path: "/plugins", title: "Plugins" },
+] as const;
+
+export type ScreenPath = (typeof screens)[number]["path"];
+
+/** A plugin page inside the console: `/plugins/<slug>/<page-id>`. */
+export const pluginPagePath = /^\/plugins\/([a-z0-9][a-z0-9-]{0,213})\/([a-z0-9][a-z0-9-]{0,63})$/;
+
+/** Whether the console draws something at `path` (the server answers the document for it). */
+export function isConsolePath(path: string): boolean {
+  return screens.some((screen) => screen.path === path) || pluginPagePath.test(path);
+}

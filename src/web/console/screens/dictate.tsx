@@ -1,0 +1,5 @@
+import { Screen } from "../ui.tsx";
+
+export function DictateScreen() {
+  return <Screen title="Dictate">{null}</Screen>;
+}

@@ -1,0 +1,5 @@
+import { Screen } from "../ui.tsx";
+
+export function DictionaryScreen() {
+  return <Screen title="Dictionary">{null}</Screen>;
+}

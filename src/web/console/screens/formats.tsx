@@ -1,0 +1,5 @@
+import { Screen } from "../ui.tsx";
+
+export function FormatsScreen() {
+  return <Screen title="Formats">{null}</Screen>;
+}

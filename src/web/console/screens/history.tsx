@@ -1,0 +1,5 @@
+import { Screen } from "../ui.tsx";
+
+export function HistoryScreen() {
+  return <Screen title="History">{null}</Screen>;
+}

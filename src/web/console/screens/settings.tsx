@@ -1,0 +1,5 @@
+import { Screen } from "../ui.tsx";
+
+export function SettingsScreen() {
+  return <Screen title="Settings">{null}</Screen>;
+}

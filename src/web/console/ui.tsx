@@ -1,0 +1,138 @@
+// Small pieces every screen uses: a screen frame, loading of API data, errors as sentences,
+// a button that asks twice before destroying something, and copy to the clipboard.
+import type { ComponentChildren } from "preact";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, messageOf } from "./api.ts";
+import { toast } from "./toast.tsx";
+
+export function Screen(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  return (
+    <section class="screen" aria-labelledby="screen-title">
+      <header class="screen-head">
+        <h1 id="screen-title">{props.title}</h1>
+        {props.actions && <div class="screen-actions">{props.actions}</div>}
+      </header>
+      {props.children}
+    </section>
+  );
+}
+
+/** An error sentence, announced to screen readers; nothing when there is no error. */
+export function ErrorText(props: { error: unknown; id?: string }) {
+  if (!props.error) return null;
+  return (
+    <p class="error" role="alert" id={props.id}>
+      {messageOf(props.error)}
+    </p>
+  );
+}
+
+export interface Resource<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => Promise<void>;
+}
+
+/** Loads JSON from `path` (again whenever the path changes or `reload` is called). */
+export function useResource<T>(path: string | null): Resource<T> {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const latest = useRef(path);
+  latest.current = path;
+  const reload = useCallback(async () => {
+    if (path === null) return;
+    try {
+      const data = await api<T>(path);
+      if (latest.current === path) setState({ data, loading: false });
+    } catch (error) {
+      if (latest.current === path) setState((old) => ({ data: old.data, error, loading: false }));
+    }
+  }, [path]);
+  useEffect(() => {
+    setState((old) => ({ data: old.data, loading: true }));
+    void reload();
+  }, [reload]);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+/** Runs an action, keeping its error and whether it is under way. */
+export function useAction(): {
+  busy: boolean;
+  error: unknown;
+  run: (action: () => Promise<unknown>) => Promise<boolean>;
+  clear: () => void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = useCallback(async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (caught) {
+      setError(caught);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
+/** A destructive button: the first press arms it ("Click again to …"), the second acts. */
+export function ConfirmButton(props: {
+  label: string;
+  confirm: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+  class?: string;
+}) {
+  const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    if (!armed) return;
+    const timer = setTimeout(() => setArmed(false), 5000);
+    return () => clearTimeout(timer);
+  }, [armed]);
+  return (
+    <button
+      type="button"
+      class={`${props.class ?? ""} ${armed ? "danger" : ""}`.trim()}
+      disabled={props.disabled}
+      onClick={() => {
+        if (!armed) return setArmed(true);
+        setArmed(false);
+        props.onConfirm();
+      }}
+      onBlur={() => setArmed(false)}
+    >
+      {armed ? props.confirm : props.label}
+    </button>
+  );
+}
+
+/** Copies text, saying so (the Clipboard API needs a secure context: localhost or HTTPS). */
+export async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast("Copied", "success");
+  } catch {
+    toast("Copying needs https or localhost; select the text and copy it instead.", "warning");
+  }
+}
+
+/** Bytes as a person reads them. */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KB", "MB", "GB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+/** An ISO time in the reader's locale. */
+export const formatTime = (iso: string): string => new Date(iso).toLocaleString();

@@ -1,0 +1,39 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+
+/** A console page and what went wrong on it: uncaught errors, console errors, CSP refusals. */
+export interface ConsolePage {
+  page: Page;
+  problems: string[];
+}
+
+export const desktop = { width: 1280, height: 800 } as const;
+export const phone = { width: 390, height: 844 } as const;
+
+/**
+ * Opens `url` in a fresh context of `browser` and records every uncaught error and every
+ * console error (Chromium reports CSP violations there) in `problems`.
+ */
+export async function openConsole(
+  browser: Browser,
+  url: string,
+  options: { viewport?: { width: number; height: number } } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({ viewport: options.viewport ?? desktop });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(url);
+  return { page, problems };
+}
+
+/** Where browser tests keep their screenshots (a CI artifact). */
+export function screenshotPath(name: string): string {
+  const dir = join(import.meta.dir, "../../bench-results/screenshots");
+  mkdirSync(dir, { recursive: true });
+  return join(dir, `${name}.png`);
+}
