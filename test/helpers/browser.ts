@@ -1,7 +1,10 @@
 import { type Browser, chromium } from "playwright-core";
 
-/** Debian's Chromium, headless; the tests never let a tool download a browser of its own. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * Debian's Chromium, headless; the tests never let a tool download a browser of its own.
+ * `extraArgs` adds flags (a fake microphone, say).
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
     args: [
@@ -12,6 +15,7 @@ export function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }

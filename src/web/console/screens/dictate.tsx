@@ -1,5 +1,310 @@
-import { Screen } from "../ui.tsx";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, api, request } from "../api.ts";
+import { type Recording, startRecording } from "../audio/recorder.ts";
+import { useServerEvents } from "../events.ts";
+import { copyText, ErrorText, Screen } from "../ui.tsx";
+
+interface TranscribeResult {
+  text: string;
+  raw: string;
+  language: string;
+  audioDurationMs: number;
+  durationMs: number;
+  engine: string;
+  model: string;
+  historyId: number | null;
+  format: { id: number; label: string } | null;
+  timings: Record<string, number>;
+}
+
+interface ModelsOverview {
+  active: string;
+  activeInstalled: boolean;
+  defaultModel: string;
+}
+
+type Phase = "idle" | "starting" | "recording" | "sending";
+
+const languages: [string, string][] = [
+  ["", "As in Settings"],
+  ["auto", "Detect"],
+  ["en", "English"],
+  ["de", "German"],
+  ["fr", "French"],
+  ["es", "Spanish"],
+  ["it", "Italian"],
+  ["pt", "Portuguese"],
+  ["nl", "Dutch"],
+  ["pl", "Polish"],
+  ["sv", "Swedish"],
+  ["ja", "Japanese"],
+  ["zh", "Chinese"],
+];
+
+/** A remembered choice of this browser (the server's settings are the defaults). */
+function usePreference(key: string): [string, (value: string) => void] {
+  const [value, setValue] = useState(() => localStorage.getItem(`svc.${key}`) ?? "");
+  return [
+    value,
+    (next) => {
+      localStorage.setItem(`svc.${key}`, next);
+      setValue(next);
+    },
+  ];
+}
+
+/** The sentence for a failed dictation. */
+function dictationError(error: unknown): string {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
+  switch (error.code) {
+    case "busy":
+    case "engine_busy":
+      return `svc is busy with other dictations. Try again${error.retryAfter ? ` in ${error.retryAfter} s` : " in a moment"}.`;
+    case "unsupported_audio":
+    case "invalid_audio":
+      return `That file is not audio svc can read. ${error.message}`;
+    case "missing_audio":
+      return "Nothing was recorded. Check that the right microphone is selected and not muted.";
+    default:
+      return error.message;
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export function DictateScreen() {
-  return <Screen title="Dictate">{null}</Screen>;
+  const [phase, setPhase] = useState<Phase>("idle");
+  const [level, setLevel] = useState(0);
+  const [elapsed, setElapsed] = useState(0);
+  const [result, setResult] = useState<TranscribeResult>();
+  const [error, setError] = useState<unknown>();
+  const [appContext, setAppContext] = usePreference("appContext");
+  const [language, setLanguage] = usePreference("language");
+  const [models, setModels] = useState<ModelsOverview>();
+  const [engine, setEngine] = useState<string>();
+  const [dragging, setDragging] = useState(false);
+  const recording = useRef<Recording | undefined>(undefined);
+  const phaseRef = useRef(phase);
+  phaseRef.current = phase;
+
+  const loadModels = () => {
+    api<ModelsOverview>("/api/models").then(setModels, () => {});
+    api<{ value: string }>("/api/settings/stt_engine").then(
+      (setting) => setEngine(setting.value),
+      () => {},
+    );
+  };
+  useEffect(loadModels, []);
+  useServerEvents(["models.installed", "models.deleted", "settings.changed"], loadModels);
+  const needsModel = engine === "whisper" && models !== undefined && !models.activeInstalled;
+
+  async function transcribe(body: Blob | Uint8Array<ArrayBuffer>, type: string) {
+    setPhase("sending");
+    setError(undefined);
+    const headers: Record<string, string> = { "content-type": type };
+    if (appContext.trim()) headers["x-app-context"] = appContext.trim();
+    if (language) headers["x-language"] = language;
+    try {
+      const response = await request("/api/transcribe", { method: "POST", headers, body });
+      setResult((await response.json()) as TranscribeResult);
+    } catch (caught) {
+      setError(caught);
+      if (caught instanceof ApiError && caught.code === "model_unavailable") loadModels();
+    } finally {
+      setPhase("idle");
+    }
+  }
+
+  async function start() {
+    if (phaseRef.current !== "idle") return;
+    setPhase("starting");
+    setError(undefined);
+    setLevel(0);
+    setElapsed(0);
+    try {
+      const workletUrl = document.getElementById("app")?.dataset.worklet ?? "";
+      recording.current = await startRecording(workletUrl, setLevel);
+      setPhase("recording");
+    } catch (caught) {
+      setError(caught);
+      setPhase("idle");
+    }
+  }
+
+  async function stop() {
+    const current = recording.current;
+    if (!current || phaseRef.current !== "recording") return;
+    recording.current = undefined;
+    setPhase("sending");
+    const { wav } = await current.stop();
+    setLevel(0);
+    await transcribe(wav, "audio/wav");
+  }
+
+  // The elapsed time while recording.
+  useEffect(() => {
+    if (phase !== "recording") return;
+    const started = performance.now();
+    const timer = setInterval(() => setElapsed(performance.now() - started), 100);
+    return () => clearInterval(timer);
+  }, [phase]);
+
+  // Hold Space to talk (when no field or button has the focus); a recording is dropped on leave.
+  useEffect(() => {
+    const typing = (target: EventTarget | null) =>
+      target instanceof HTMLElement &&
+      target.closest("input, textarea, select, button, a, [contenteditable]");
+    const down = (event: KeyboardEvent) => {
+      if (event.code !== "Space" || event.repeat || typing(event.target)) return;
+      event.preventDefault();
+      void start();
+    };
+    const up = (event: KeyboardEvent) => {
+      if (event.code !== "Space" || typing(event.target)) return;
+      event.preventDefault();
+      void stop();
+    };
+    addEventListener("keydown", down);
+    addEventListener("keyup", up);
+    return () => {
+      removeEventListener("keydown", down);
+      removeEventListener("keyup", up);
+      recording.current?.cancel();
+    };
+  }, []);
+
+  const onFile = (file: File | undefined) => {
+    if (file) void transcribe(file, file.type || "application/octet-stream");
+  };
+
+  const busy = phase === "sending" || phase === "starting";
+  return (
+    <Screen title="Dictate">
+      {needsModel && (
+        <div class="notice" role="status">
+          <p>
+            No speech model is installed yet, so svc cannot transcribe with the whisper engine. Download the
+            default model ({models?.defaultModel}) on the <a href="/models">Models</a> screen.
+          </p>
+        </div>
+      )}
+      <section
+        aria-label="Recorder (you can drop a recording file here)"
+        class={`panel dictate ${dragging ? "dragging" : ""}`}
+        onDragOver={(event) => {
+          event.preventDefault();
+          setDragging(true);
+        }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={(event) => {
+          event.preventDefault();
+          setDragging(false);
+          onFile(event.dataTransfer?.files[0]);
+        }}
+      >
+        <button
+          type="button"
+          class={`record ${phase === "recording" ? "recording" : ""}`}
+          aria-pressed={phase === "recording"}
+          disabled={busy}
+          onClick={() => void (phase === "recording" ? stop() : start())}
+        >
+          {phase === "recording" ? "Stop" : phase === "sending" ? "Transcribing…" : "Record"}
+        </button>
+        <p class="muted small">Click to start and stop, or hold Space to talk.</p>
+        <div class="row record-status">
+          <label class="grow">
+            <span class="visually-hidden">Input level</span>
+            <meter
+              min={0}
+              max={1}
+              low={0.02}
+              high={0.9}
+              optimum={0.3}
+              value={level}
+              aria-label="Input level"
+            />
+          </label>
+          <span class="elapsed" aria-live="off">
+            {seconds(elapsed)}
+          </span>
+        </div>
+        <div class="row options">
+          <div class="grow">
+            <label for="app-context">App context</label>
+            <input
+              id="app-context"
+              value={appContext}
+              placeholder="e.g. Slack, or leave empty"
+              onInput={(event) => setAppContext(event.currentTarget.value)}
+              aria-describedby="app-context-hint"
+            />
+            <p class="hint small muted" id="app-context-hint">
+              The app you will paste into: svc applies the format that matches it.
+            </p>
+          </div>
+          <div>
+            <label for="language">Language</label>
+            <select
+              id="language"
+              value={language}
+              onChange={(event) => setLanguage(event.currentTarget.value)}
+            >
+              {languages.map(([code, name]) => (
+                <option key={code} value={code}>
+                  {name}
+                </option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <div class="row file-row">
+          <label for="audio-file" class="button">
+            Transcribe a file…
+          </label>
+          <input
+            id="audio-file"
+            class="visually-hidden"
+            type="file"
+            accept="audio/*,video/webm,video/mp4,.wav,.webm,.ogg,.opus,.mp3,.flac,.m4a"
+            onChange={(event) => {
+              onFile(event.currentTarget.files?.[0]);
+              event.currentTarget.value = "";
+            }}
+          />
+          <span class="muted small">or drop a recording here</span>
+        </div>
+      </section>
+      {error !== undefined && <ErrorText error={new Error(dictationError(error))} />}
+      {result && (
+        <section class="panel result" aria-labelledby="result-title">
+          <div class="row">
+            <h2 id="result-title" class="grow">
+              Text
+            </h2>
+            <button type="button" onClick={() => void copyText(result.text)} disabled={!result.text}>
+              Copy
+            </button>
+          </div>
+          <p class="result-text" id="result-text">
+            {result.text || <span class="muted">No speech was heard.</span>}
+          </p>
+          <p class="muted small">
+            {seconds(result.audioDurationMs)} of audio in {seconds(result.durationMs)} · {result.engine}{" "}
+            {result.model}
+            {result.format ? ` · format ${result.format.label}` : ""}
+            {result.historyId === null ? " · not saved (history paused)" : ""}
+          </p>
+          <dl class="timings small">
+            {Object.entries(result.timings).map(([stage, ms]) => (
+              <div key={stage}>
+                <dt>{stage}</dt>
+                <dd>{Math.round(ms)} ms</dd>
+              </div>
+            ))}
+          </dl>
+        </section>
+      )}
+    </Screen>
+  );
 }

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { type RunningServer, startBinary } from "../helpers/binary.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import { TESTDATA } from "../helpers/sphinx-testdata.ts";
+
+// The Dictate screen against the compiled binary with the sphinx engine, Chromium's fake
+// microphone playing pocketsphinx's goforward recording ("go forward ten meters").
+
+let dir: string;
+let svc: RunningServer;
+let browser: Browser;
+let microphoneWav: string;
+let webm: string;
+
+function ffmpeg(...args: string[]): void {
+  const result = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", ...args]);
+  if (result.exitCode !== 0) throw new Error(`ffmpeg failed: ${result.stderr.toString()}`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-dictate-"));
+  const raw = ["-f", "s16le", "-ar", "16000", "-ac", "1", "-i", `${TESTDATA}/goforward.raw`];
+  // The fake microphone loops its file: 4 s of silence after the speech keep one take per recording.
+  microphoneWav = join(dir, "goforward-mic.wav");
+  ffmpeg(...raw, "-af", "apad=pad_dur=4", "-ar", "48000", microphoneWav);
+  webm = join(dir, "goforward.webm");
+  ffmpeg(...raw, "-c:a", "libopus", "-b:a", "32k", webm);
+  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db") });
+  const engine = await fetch(`${svc.url}/api/settings/stt_engine`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ value: "sphinx" }),
+  });
+  expect(engine.status).toBe(200);
+  browser = await launchChromium([
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    `--use-file-for-fake-audio-capture=${microphoneWav}`,
+    "--autoplay-policy=no-user-gesture-required",
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function historyTexts(): Promise<string[]> {
+  const list = (await (await fetch(`${svc.url}/api/history`)).json()) as { items: { finalText: string }[] };
+  return list.items.map((item) => item.finalText);
+}
+
+describe("the Dictate screen", () => {
+  test("records the microphone and shows the finished text, stored in history", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/`);
+    const record = page.getByRole("button", { name: "Record" });
+    await record.click();
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    // The level meter moves while the recording plays.
+    await page.waitForFunction(() => (document.querySelector("meter")?.value ?? 0) > 0.01, null, {
+      timeout: 5_000,
+    });
+    await Bun.sleep(3_500);
+    await page.getByRole("button", { name: "Stop" }).click();
+    const text = page.locator("#result-text");
+    await text.waitFor({ timeout: 20_000 });
+    expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
+    expect(await page.locator(".timings").textContent()).toContain("engine");
+    await page.screenshot({ path: screenshotPath("dictate-result-desktop") });
+    expect((await historyTexts()).some((item) => item.toLowerCase().includes("go forward ten meters"))).toBe(
+      true,
+    );
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  test("transcribes a WebM file chosen with the picker and one dropped on the page", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: phone });
+    await page.setInputFiles("#audio-file", webm);
+    const text = page.locator("#result-text");
+    await text.waitFor({ timeout: 20_000 });
+    expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
+    const bytes = [...new Uint8Array(await Bun.file(webm).arrayBuffer())];
+    const dropped = await page.evaluateHandle((data) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data)], "clip.webm", { type: "audio/webm" }));
+      return transfer;
+    }, bytes);
+    const answered = page.waitForResponse((response) => response.url().endsWith("/api/transcribe"));
+    await page.dispatchEvent("section.dictate", "drop", { dataTransfer: dropped });
+    const response = await answered;
+    expect(response.request().headers()["content-type"]).toBe("audio/webm");
+    expect(((await response.json()) as { text: string }).text.toLowerCase()).toContain(
+      "go forward ten meters",
+    );
+    await page.screenshot({ path: screenshotPath("dictate-file-phone") });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  test("a file that is not audio gets a sentence, not a crash", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
+    const notAudio = join(dir, "notes.txt");
+    await Bun.write(notAudio, "these are not sounds");
+    await page.setInputFiles("#audio-file", notAudio);
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 10_000 });
+    expect(await alert.textContent()).toStartWith("That file is not audio svc can read.");
+    // The failed request is the only console error: the browser logs the 415 itself.
+    expect(problems.filter((problem) => !problem.includes("415"))).toEqual([]);
+    await page.context().close();
+  }, 30_000);
+});
