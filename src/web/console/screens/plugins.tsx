@@ -1,5 +1,196 @@
-import { Screen } from "../ui.tsx";
+import { useState } from "preact/hooks";
+import { api, json, query } from "../api.ts";
+import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
+import { toast } from "../toast.tsx";
+import { ConfirmButton, ErrorText, Screen, useAction } from "../ui.tsx";
+
+/** The state a person reads: on, off, failed (and why), not installed. */
+function pluginState(plugin: PluginInfo): { label: string; tone: "ok" | "error" | "" } {
+  if (plugin.error) return { label: `failed to ${plugin.error.stage}`, tone: "error" };
+  if (!plugin.installed) return { label: "not installed", tone: "error" };
+  if (plugin.enabled && plugin.loaded) return { label: "on", tone: "ok" };
+  return { label: "off", tone: "" };
+}
+
+function InstallForm() {
+  const [name, setName] = useState("");
+  const [enable, setEnable] = useState(true);
+  const install = useAction();
+  return (
+    <form
+      class="panel stack"
+      aria-labelledby="install-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void install.run(async () => {
+          const result = await api<{ plugin: PluginInfo }>(
+            "/api/plugins/install",
+            json("POST", { npmName: name.trim(), enable }),
+          );
+          toast(`Installed ${pluginTitle(result.plugin)} ${result.plugin.version ?? ""}`.trim(), "success");
+          setName("");
+          await refreshPlugins();
+        });
+      }}
+    >
+      <h2 id="install-title">Install a plugin</h2>
+      <div class="row">
+        <div class="grow">
+          <label for="plugin-name">npm package name</label>
+          <input
+            id="plugin-name"
+            value={name}
+            required
+            placeholder="@svc/profanity-filter"
+            autocomplete="off"
+            spellcheck={false}
+            aria-describedby="install-error"
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+        </div>
+      </div>
+      <div class="row">
+        <label class="inline">
+          <input
+            type="checkbox"
+            checked={enable}
+            onChange={(event) => setEnable(event.currentTarget.checked)}
+          />{" "}
+          Enable now
+        </label>
+        <button class="primary" type="submit" disabled={install.busy || !name.trim()}>
+          {install.busy ? "Installing…" : "Install"}
+        </button>
+      </div>
+      <ErrorText error={install.error} id="install-error" />
+      <p class="muted small">
+        Plugins run inside svc with its permissions: install only those you trust. Installing runs no package
+        scripts.
+      </p>
+    </form>
+  );
+}
+
+function PluginRow(props: { plugin: PluginInfo }) {
+  const { plugin } = props;
+  const action = useAction();
+  const state = pluginState(plugin);
+  const byName = query({ name: plugin.name });
+  const act = (work: () => Promise<unknown>, done: string) =>
+    void action.run(async () => {
+      await work();
+      toast(done, "success");
+      await refreshPlugins();
+    });
+  return (
+    <li class="panel plugin">
+      <div class="row">
+        <h3 class="grow">
+          {plugin.icon && <span aria-hidden="true">{plugin.icon} </span>}
+          {pluginTitle(plugin)}
+          {plugin.dev && <span class="badge">DEV</span>}
+          <span class={`badge ${state.tone}`}>{state.label}</span>
+        </h3>
+        <span class="muted small">
+          {plugin.name} {plugin.version ?? ""}
+        </span>
+      </div>
+      {plugin.description && <p>{plugin.description}</p>}
+      {plugin.error && (
+        <p class="error">
+          {plugin.error.stage}: {plugin.error.message}
+        </p>
+      )}
+      {plugin.pages.length > 0 && (
+        <p class="small">
+          Pages:{" "}
+          {plugin.pages.map((page, index) => (
+            <span key={page.id}>
+              {index > 0 && ", "}
+              <a href={`/plugins/${plugin.slug}/${page.id}`}>{page.title}</a>
+            </span>
+          ))}
+        </p>
+      )}
+      {plugin.ignoredHooks.length > 0 && (
+        <p class="muted small">Not run by svc: {plugin.ignoredHooks.join(", ")}</p>
+      )}
+      <div class="row">
+        {plugin.enabled ? (
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={() =>
+              act(
+                () => api(`/api/plugins/${plugin.slug}/disable${byName}`, json("POST")),
+                `${pluginTitle(plugin)} is off`,
+              )
+            }
+          >
+            Disable
+          </button>
+        ) : (
+          <button
+            type="button"
+            class="primary"
+            disabled={action.busy || !plugin.installed}
+            onClick={() =>
+              act(
+                () => api(`/api/plugins/${plugin.slug}/enable${byName}`, json("POST")),
+                `${pluginTitle(plugin)} is on`,
+              )
+            }
+          >
+            Enable
+          </button>
+        )}
+        <ConfirmButton
+          label="Uninstall"
+          confirm={`Click again to uninstall ${pluginTitle(plugin)}`}
+          disabled={action.busy}
+          onConfirm={() =>
+            act(
+              () => api("/api/plugins/uninstall", json("POST", { specifier: plugin.specifier })),
+              `${pluginTitle(plugin)} was uninstalled`,
+            )
+          }
+        />
+      </div>
+      <ErrorText error={action.error} />
+    </li>
+  );
+}
 
 export function PluginsScreen() {
-  return <Screen title="Plugins">{null}</Screen>;
+  const { plugins, error, loaded } = usePlugins();
+  const reload = useAction();
+  return (
+    <Screen
+      title="Plugins"
+      actions={
+        <button
+          type="button"
+          disabled={reload.busy}
+          onClick={() =>
+            void reload.run(async () => {
+              await api("/api/plugins/reload", json("POST"));
+              await refreshPlugins();
+              toast("Plugins reloaded", "success");
+            })
+          }
+        >
+          {reload.busy ? "Reloading…" : "Reload all"}
+        </button>
+      }
+    >
+      <ErrorText error={reload.error ?? error} />
+      {loaded && plugins.length === 0 && <p class="muted">No plugins yet. Install one below.</p>}
+      <ul class="plugin-list">
+        {plugins.map((plugin) => (
+          <PluginRow key={`${plugin.name}:${plugin.dev}`} plugin={plugin} />
+        ))}
+      </ul>
+      <InstallForm />
+    </Screen>
+  );
 }
