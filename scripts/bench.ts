@@ -20,6 +20,8 @@ const suites: Record<string, Suite> = {
   engines: { load: () => import("./bench/engines.ts") },
   transcribe: { load: () => import("./bench/transcribe.ts") },
   memory: { load: () => import("./bench/memory.ts") },
+  // Debian's Chromium drives the console as a person's browser would.
+  console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },
 };
 
 const wanted = process.argv.slice(2);
