@@ -11,7 +11,9 @@ const listed = readFileSync(join(import.meta.dir, "test-packages.txt"), "utf8")
 
 ensureDebianPackages(listed, "tests");
 
-const tests = Bun.spawn([process.execPath, "test", ...process.argv.slice(2)], {
+// 30 s a test: the end-to-end tests start servers and browsers. (bunfig.toml's [test] timeout is
+// not read by this Bun; the flag is.)
+const tests = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...process.argv.slice(2)], {
   stdout: "inherit",
   stderr: "inherit",
 });
