@@ -53,6 +53,10 @@ export const errorCodes = {
   invalid_multipart: { status: 400, summary: "the multipart body cannot be read" },
   invalid_app_context: { status: 400, summary: "x-app-context is not JSON {app,title,url} or an app name" },
   invalid_language: { status: 400, summary: 'x-language is not "auto" or a language code' },
+  translation_unsupported: {
+    status: 400,
+    summary: "the model or engine cannot translate; the message names one that can",
+  },
   invalid_engine_option: {
     status: 400,
     summary: "an engine setting is unusable (the remote URL is not http(s))",

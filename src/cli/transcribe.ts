@@ -65,6 +65,7 @@ export async function runTranscribeCommand(
           skipPostProcess: values.raw ?? false,
           engine,
           record: !values["no-history"],
+          source: "cli",
         });
         out.stdout(values.json ? `${JSON.stringify({ file, ...result })}\n` : `${result.text}\n`);
       } catch (error) {

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { HistoryRow } from "./history-row.ts";
 
 export const historyColumns = `id, raw_text, cleaned_text, final_text, word_count, language, engine, model,
-  audio_duration_ms, processing_ms, app_context, format_id, format_label, created_at`;
+  audio_duration_ms, processing_ms, app_context, format_id, format_label, source, created_at`;
 
 // Ties break on id, which follows time (see migrations/0002-history.ts).
 export const historySortColumns = {

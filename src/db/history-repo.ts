@@ -22,9 +22,9 @@ export function createHistoryRepo(db: Database) {
   // created_at never goes below the newest row's, so ids follow time even if the clock steps back.
   const insert = db.query<{ id: number; created_at: string }, NewHistoryRow>(
     `INSERT INTO history (raw_text, cleaned_text, final_text, word_count, language, engine, model,
-       audio_duration_ms, processing_ms, app_context, format_id, format_label, created_at)
+       audio_duration_ms, processing_ms, app_context, format_id, format_label, source, created_at)
      VALUES ($raw_text, $cleaned_text, $final_text, $word_count, $language, $engine, $model,
-       $audio_duration_ms, $processing_ms, $app_context, $format_id, $format_label,
+       $audio_duration_ms, $processing_ms, $app_context, $format_id, $format_label, $source,
        max($created_at, coalesce((SELECT max(created_at) FROM history), $created_at)))
      RETURNING id, created_at`,
   );

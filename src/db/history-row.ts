@@ -13,6 +13,8 @@ export interface HistoryRow {
   app_context: string | null;
   format_id: number | null;
   format_label: string | null;
+  /** Where the dictation came from: `api`, `openai`, `cli`. */
+  source: string;
   created_at: string;
 }
 

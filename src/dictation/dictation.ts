@@ -79,7 +79,9 @@ export function createDictation(options: DictationOptions): Dictation {
         appContext: entry.appContext,
         formatId: entry.format?.id ?? null,
         formatLabel: entry.format?.label ?? null,
+        source: entry.source,
       }),
+    dictionary: (text) => pipeline.dictionary(text),
     publish: (type, data) => events.publish(type, data),
     limits: () => ({
       maxAudioMs: services.settings.get("max_audio_seconds") * 1000,

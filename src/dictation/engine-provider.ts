@@ -2,7 +2,7 @@ import type { Logger } from "../logger.ts";
 import type { EngineSettings } from "./engines/definition.ts";
 import { removeHallucinations } from "./engines/hallucinations.ts";
 import type { EngineId } from "./engines/ids.ts";
-import { buildWhisperPrompt } from "./engines/prompt.ts";
+import { buildWhisperPrompt, combinePrompt } from "./engines/prompt.ts";
 import { engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
 import { assertModelId, type ModelStore } from "./engines/whisper/models/store.ts";
@@ -14,6 +14,8 @@ export interface EngineOverrides {
   model?: string;
   /** The vocabulary that biases this dictation, in place of the stored one. */
   vocabulary?: readonly string[];
+  /** The caller's own prompt, combined with the vocabulary within the prompt budget. */
+  prompt?: string;
 }
 
 export interface EngineProviderDeps {
@@ -101,7 +103,9 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       const engine = load(id, model, key, create);
       const terms = options.vocabulary ?? deps.vocabulary();
       let prompt: string | undefined;
-      if (definition.bias === "prompt")
+      if (definition.bias === "prompt" && options.prompt?.trim())
+        prompt = combinePrompt(options.prompt, terms);
+      else if (definition.bias === "prompt")
         prompt = options.vocabulary === undefined ? storedPrompt(terms) : promptOf(terms);
       return {
         engine: await engine,

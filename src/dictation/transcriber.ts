@@ -1,5 +1,6 @@
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
+import type { HistorySource } from "../history/items.ts";
 import {
   type BeforeTranscribeHook,
   type BeforeTranscribeOutput,
@@ -9,7 +10,7 @@ import { isNearSilent, measureLevel } from "./audio/level.ts";
 import { SAMPLE_RATE } from "./audio/rate.ts";
 import { splitAudio } from "./chunking.ts";
 import { isEngineId } from "./engines/ids.ts";
-import type { EngineId, SpeechEngine } from "./engines/types.ts";
+import type { EngineId, SpeechEngine, TranscriptSegment } from "./engines/types.ts";
 import { languageTag } from "./language.ts";
 import type { Timings, TranscribeResult } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
@@ -42,7 +43,7 @@ export interface TranscriberDeps {
   /** The engine the settings select (or `override`), loaded; throws 503 when it cannot be used. */
   engine(
     override?: EngineId,
-    options?: { model?: string; vocabulary?: readonly string[] },
+    options?: { model?: string; vocabulary?: readonly string[]; prompt?: string },
   ): Promise<ActiveEngine>;
   scheduler: Scheduler;
   postProcess(input: {
@@ -51,6 +52,8 @@ export interface TranscriberDeps {
     language: string | null;
   }): Promise<PostProcessed>;
   record(entry: HistoryEntry): number | null;
+  /** The dictionary alone, for the text of timed segments (the whole text takes the pipeline). */
+  dictionary(text: string): string;
   publish(type: "transcription.completed", data: Record<string, unknown>): void;
   limits(): {
     maxAudioMs: number;
@@ -76,6 +79,7 @@ export interface HistoryEntry {
   processingMs: number;
   appContext: AppContext | null;
   format: { id: number; label: string } | null;
+  source: HistorySource;
 }
 
 export interface TranscribeInput {
@@ -89,6 +93,30 @@ export interface TranscribeInput {
   /** false: do not store the result in history (the CLI's --no-history). */
   record?: boolean;
   signal?: AbortSignal;
+  /** An installed model for this dictation instead of the `stt_model` setting. */
+  model?: string;
+  /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
+  prompt?: string;
+  /** To English, with a multilingual model (the translate task). */
+  translate?: boolean;
+  /** Time words too (`detail` segments carry them). */
+  words?: boolean;
+  temperature?: number;
+  /** Answer the engine's timed segments too (the OpenAI API's verbose_json, srt and vtt). */
+  detail?: boolean;
+  /** What history records as the dictation's origin; default `api`. */
+  source?: HistorySource;
+}
+
+/** A transcription, with the engine's timed segments when `detail` was asked for. */
+export type Transcription = TranscribeResult & { segments?: TranscriptSegment[] };
+
+/** What the engine is asked besides the audio. */
+interface Recognition {
+  language: string;
+  translate?: boolean;
+  words?: boolean;
+  temperature?: number;
 }
 
 /** Below this average level a lone "Thank you." is more likely a hallucination than a reply. */
@@ -113,18 +141,36 @@ function roundTimings(t: Timings): Timings {
   };
 }
 
+/** A chunk's segment on the whole clip's timeline. */
+function shifted(segment: TranscriptSegment, offsetMs: number): TranscriptSegment {
+  if (offsetMs === 0) return segment;
+  const shift = (ms: number) => Math.round(ms + offsetMs);
+  const moved = { ...segment, startMs: shift(segment.startMs), endMs: shift(segment.endMs) };
+  if (segment.words) {
+    moved.words = segment.words.map((word) => ({
+      ...word,
+      startMs: shift(word.startMs),
+      endMs: shift(word.endMs),
+    }));
+  }
+  return moved;
+}
+
 export function createTranscriber(deps: TranscriberDeps) {
   async function recognise(
     active: ActiveEngine,
     pcm: Float32Array,
-    language: string,
+    ask: Recognition,
     signal: AbortSignal,
     timings: Timings,
-  ): Promise<{ text: string; language: string }> {
+  ): Promise<{ text: string; language: string; segments: TranscriptSegment[] }> {
+    const { language } = ask;
     const chunks = splitAudio(pcm, windowSamples);
     const lane: Lane = chunks.length > 1 ? "batch" : "interactive";
     const texts: string[] = [];
+    const segments: TranscriptSegment[] = [];
     let detected = language;
+    let offsetMs = 0;
     for (const chunk of chunks) {
       const queued = performance.now();
       const result = await deps.scheduler.run({
@@ -139,6 +185,9 @@ export function createTranscriber(deps: TranscriberDeps) {
               prompt: active.prompt,
               vocabulary: active.vocabulary,
               signal: unitSignal,
+              translate: ask.translate,
+              words: ask.words,
+              temperature: ask.temperature,
             });
           } finally {
             timings.engine += performance.now() - started;
@@ -147,9 +196,13 @@ export function createTranscriber(deps: TranscriberDeps) {
       });
       texts.push(result.text);
       detected = result.language || detected;
+      for (const segment of result.segments) segments.push(shifted(segment, offsetMs));
+      offsetMs += (chunk.length / SAMPLE_RATE) * 1000;
     }
     const quiet = measureLevel(pcm).rmsDb < quietRmsDb;
-    return { text: active.clean(texts.join(" ").trim(), quiet), language: detected };
+    const text = active.clean(texts.join(" ").trim(), quiet);
+    // A transcript the cleaner dropped (a hallucination) has no segments either.
+    return { text, language: detected, segments: text === "" ? [] : segments };
   }
 
   async function beforeTranscribe(
@@ -169,7 +222,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     return plan;
   }
 
-  async function transcribe(input: TranscribeInput): Promise<TranscribeResult> {
+  async function transcribe(input: TranscribeInput): Promise<Transcription> {
     const started = performance.now();
     const limits = deps.limits();
     const timeout = AbortSignal.timeout(limits.timeoutMs);
@@ -184,6 +237,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     if (plan.language !== undefined) language = plan.language;
     const engineId = (plan.engine as EngineId | undefined) ?? input.engine;
     let raw = "";
+    let segments: TranscriptSegment[] = [];
     let active: Pick<ActiveEngine, "id" | "model">;
     try {
       if (plan.consume && plan.text !== undefined) {
@@ -192,12 +246,23 @@ export function createTranscriber(deps: TranscriberDeps) {
       } else {
         // Loading a model (only the first time, or after a settings change) counts as engine time.
         const loading = performance.now();
-        const engine = await deps.engine(engineId, { model: plan.model, vocabulary: plan.vocabulary });
+        const engine = await deps.engine(engineId, {
+          model: plan.model ?? input.model,
+          vocabulary: plan.vocabulary,
+          prompt: input.prompt,
+        });
         timings.engine += performance.now() - loading;
         active = engine;
         // Silence never reaches the engine: it is where hallucinations come from.
-        if (!isNearSilent(pcm))
-          ({ text: raw, language } = await recognise(engine, pcm, language, signal, timings));
+        if (!isNearSilent(pcm)) {
+          const ask = {
+            language,
+            translate: input.translate,
+            words: input.words,
+            temperature: input.temperature,
+          };
+          ({ text: raw, language, segments } = await recognise(engine, pcm, ask, signal, timings));
+        }
       }
     } catch (error) {
       if (timeout.aborted) {
@@ -226,9 +291,10 @@ export function createTranscriber(deps: TranscriberDeps) {
       processingMs: Math.round(durationMs),
       appContext,
       format: processed.format,
+      source: input.source ?? "api",
     };
     const historyId = input.record === false ? null : deps.record(entry);
-    const result: TranscribeResult = {
+    const result: Transcription = {
       text: processed.text,
       raw,
       language,
@@ -240,6 +306,12 @@ export function createTranscriber(deps: TranscriberDeps) {
       format: processed.format,
       timings: roundTimings(timings),
     };
+    if (input.detail) {
+      const withDictionary = !input.skipPostProcess;
+      result.segments = segments.map((segment) =>
+        withDictionary ? { ...segment, text: deps.dictionary(segment.text) } : segment,
+      );
+    }
     deps.publish("transcription.completed", {
       historyId,
       engine: active.id,

@@ -3,6 +3,9 @@ import type { HistoryRow, NewHistoryRow } from "../db/history-row.ts";
 import { type AppContext, appContextLimits, appContextSchema } from "../formats/app-context.ts";
 import { countWords } from "./words.ts";
 
+/** Where a dictation came from, as history records it. */
+export type HistorySource = "api" | "openai" | "cli";
+
 /** A history entry as the API shows it. */
 export const historyItemSchema = v.object({
   id: v.number(),
@@ -19,6 +22,8 @@ export const historyItemSchema = v.object({
   appContext: v.nullable(appContextSchema),
   formatId: v.nullable(v.number()),
   formatLabel: v.nullable(v.string()),
+  /** Where it came from: `api` (/api/transcribe and the console), `openai` (/v1), `cli`. */
+  source: v.string(),
   createdAt: v.string(),
 });
 export type HistoryItem = v.InferOutput<typeof historyItemSchema>;
@@ -37,6 +42,8 @@ export interface NewHistoryEntry {
   appContext?: AppContext | null;
   formatId?: number | null;
   formatLabel?: string | null;
+  /** Where it came from; default `api`. */
+  source?: HistorySource;
   /** Defaults to now. Never stored earlier than the newest entry's, so ids follow time. */
   createdAt?: Date;
 }
@@ -71,6 +78,7 @@ export function toHistoryRow(entry: NewHistoryEntry, now: Date): NewHistoryRow {
     app_context: boundedContext(entry.appContext),
     format_id: entry.formatId ?? null,
     format_label: entry.formatLabel ?? null,
+    source: entry.source ?? "api",
     created_at: (entry.createdAt ?? now).toISOString(),
   };
 }
@@ -100,6 +108,7 @@ export function toHistoryItem(row: HistoryRow): HistoryItem {
     appContext: parseContext(row.app_context),
     formatId: row.format_id,
     formatLabel: row.format_label,
+    source: row.source,
     createdAt: row.created_at,
   };
 }

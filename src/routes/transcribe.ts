@@ -1,5 +1,4 @@
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
-import { parseMediaType } from "../dictation/audio/media-type.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
@@ -7,39 +6,24 @@ import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { partContentType } from "../http/multipart.ts";
+import { fileField, readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 import { parseOrThrow } from "../validation.ts";
 
-interface Upload {
-  audio: Uint8Array;
-  contentType: string | undefined;
-}
-
 /** Raw audio bytes with their content type, or multipart with the file in `audio` (or `file`). */
-async function readUpload(request: Request): Promise<Upload> {
+async function readUpload(request: Request): Promise<UploadedFile> {
   const type = request.headers.get("content-type") ?? undefined;
   if (type?.toLowerCase().startsWith("multipart/form-data")) {
-    const body = new Uint8Array(await request.arrayBuffer());
-    const form = await new Response(body, { headers: { "content-type": type } }).formData().catch(() => {
-      throw new AppError("invalid_multipart", "The multipart body could not be parsed.");
-    });
-    const field = form.has("audio") ? "audio" : "file";
-    const file = form.get(field);
-    if (!(file instanceof Blob)) {
+    const body = await readMultipart(request, type);
+    const upload = (await fileField(body, "audio")) ?? (await fileField(body, "file"));
+    if (!upload) {
       throw new AppError(
         "missing_audio",
         'Send the recording as a multipart file field named "audio" (or "file").',
       );
     }
-    // The part's own type, parameters included: raw PCM needs its rate and channels.
-    const boundary = parseMediaType(type)?.params.boundary;
-    const partType = boundary === undefined ? undefined : partContentType(body, boundary, field);
-    return {
-      audio: new Uint8Array(await file.arrayBuffer()),
-      contentType: partType ?? (file.type || undefined),
-    };
+    return upload;
   }
   const audio = new Uint8Array(await request.arrayBuffer());
   if (audio.length === 0) {

@@ -55,7 +55,7 @@ function fake(
       });
       const answer = Promise.resolve((options.answer ?? (() => "hello"))(pcm, calls.length));
       const text = await Promise.race([answer, aborted]);
-      return { text, segments: [], language: "en" };
+      return { text, segments: text ? [{ startMs: 100, endMs: 900, text }] : [], language: "en" };
     },
     close: async () => {},
   };
@@ -93,6 +93,7 @@ function fake(
       recorded.push(entry);
       return recorded.length;
     },
+    dictionary: (text) => text.replace(/grafana/gi, "Grafana"),
     publish: (_type, data) => published.push(data),
     limits: () => ({
       maxAudioMs: 600_000,
@@ -141,6 +142,43 @@ describe("createTranscriber", () => {
     expect(f.calls.length).toBeGreaterThanOrEqual(3);
     expect(f.calls.every((call) => call.samples <= windowSamples)).toBe(true);
     expect(result.raw).toBe(f.calls.map((_, i) => `part${i + 1}`).join(" "));
+  });
+
+  test("detail: each chunk's segments on the clip's timeline, with the dictionary applied", async () => {
+    const f = fake({ pcm: tone(windowSamples * 2 + 16_000), answer: (_, call) => `grafana ${call}` });
+    const result = await createTranscriber(f.deps).transcribe({ audio, detail: true });
+    // Chunks are cut at quiet points near each window's end: each one starts where the last ended.
+    const starts = f.calls.map((_, i) =>
+      f.calls.slice(0, i).reduce((ms, call) => ms + (call.samples / 16_000) * 1000, 0),
+    );
+    expect(starts).toHaveLength(3);
+    expect(result.segments).toEqual(
+      starts.map((start, i) => ({
+        startMs: Math.round(start + 100),
+        endMs: Math.round(start + 900),
+        text: `Grafana ${i + 1}`,
+      })),
+    );
+    // Without detail there are none; with the engine's text asked for, the dictionary stays out.
+    expect((await createTranscriber(f.deps).transcribe({ audio })).segments).toBeUndefined();
+    const raw = await createTranscriber(f.deps).transcribe({ audio, detail: true, skipPostProcess: true });
+    expect(raw.segments?.[0]?.text).toStartWith("grafana");
+  });
+
+  test("the request's model, prompt, task and source reach the engine and history", async () => {
+    const f = fake();
+    await createTranscriber(f.deps).transcribe({
+      audio,
+      model: "small",
+      prompt: "Earlier text.",
+      translate: true,
+      words: true,
+      temperature: 0.4,
+      source: "openai",
+    });
+    expect(f.engineChoices.at(-1)).toMatchObject({ model: "small", prompt: "Earlier text." });
+    expect(f.calls.at(-1)?.options).toMatchObject({ translate: true, words: true, temperature: 0.4 });
+    expect(f.recorded.at(-1)?.source).toBe("openai");
   });
 
   test("a transcription over its time limit is stopped with 504 timeout", async () => {

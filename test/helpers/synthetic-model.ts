@@ -5,14 +5,17 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type SyntheticPreset = "micro" | "tiny.en" | "base.en";
+export type SyntheticPreset = "micro" | "micro-multilingual" | "tiny.en" | "base.en";
 
-const PRESETS: Record<SyntheticPreset, { state: number; heads: number; layers: number }> = {
+const PRESETS: Record<SyntheticPreset, SyntheticShape> = {
   micro: { state: 64, heads: 1, layers: 1 },
+  // whisper.cpp reads a vocabulary of 51865 or more as multilingual (it can translate).
+  "micro-multilingual": { state: 64, heads: 1, layers: 1, multilingual: true },
   "tiny.en": { state: 384, heads: 6, layers: 4 },
   "base.en": { state: 512, heads: 8, layers: 6 },
 };
 const N_VOCAB = 51864;
+const N_VOCAB_MULTILINGUAL = 51865;
 const BASE_TOKENS = 50256;
 const MELS = 80;
 const F32_NAMES = new Set([
@@ -50,6 +53,8 @@ export interface SyntheticShape {
   tokens?: number;
   /** Varies the weights, so two files of one shape have different bytes. */
   seed?: number;
+  /** A multilingual vocabulary size (the model can translate); default English-only. */
+  multilingual?: boolean;
 }
 
 /** Emits a synthetic model's bytes, in order, to `write`. */
@@ -97,7 +102,8 @@ function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) =>
     }
   };
   const tokens = shape.tokens ?? BASE_TOKENS;
-  i32(0x67676d6c, N_VOCAB, 1500, S, H, L, 448, S, H, L, MELS, 1);
+  const vocab = shape.multilingual ? N_VOCAB_MULTILINGUAL : N_VOCAB;
+  i32(0x67676d6c, vocab, 1500, S, H, L, 448, S, H, L, MELS, 1);
   i32(MELS, 201);
   bytes(new Float32Array(MELS * 201).fill(0.001));
   i32(tokens);
@@ -116,7 +122,7 @@ function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) =>
   for (let l = 0; l < L; l++) block(`encoder.blocks.${l}`, false);
   norm("encoder.ln_post");
   tensor("decoder.positional_embedding", [448, S]);
-  tensor("decoder.token_embedding.weight", [N_VOCAB, S]);
+  tensor("decoder.token_embedding.weight", [vocab, S]);
   for (let l = 0; l < L; l++) block(`decoder.blocks.${l}`, true);
   norm("decoder.ln");
 }

@@ -3,6 +3,7 @@ import { settingsMigration } from "./0001-settings.ts";
 import { historyMigration } from "./0002-history.ts";
 import { lexiconMigration } from "./0003-lexicon.ts";
 import { pluginStorageMigration } from "./0004-plugin-storage.ts";
+import { historySourceMigration } from "./0005-history-source.ts";
 
 /** Every schema step, in order. A compiled binary cannot glob its sources, so they are listed here. */
 export const migrations: readonly Migration[] = [
@@ -10,4 +11,5 @@ export const migrations: readonly Migration[] = [
   historyMigration,
   lexiconMigration,
   pluginStorageMigration,
+  historySourceMigration,
 ];

@@ -55,3 +55,26 @@ export function buildWhisperPrompt(
   }
   return { prompt: text ? `${text}.` : "", included, omitted };
 }
+
+/** The end of `text` that fits `budget` estimated tokens, cut at a word boundary. */
+function tailWithin(text: string, budget: number): string {
+  const words = text.replace(/\s+/g, " ").trim().split(" ");
+  while (words.length > 0 && estimateTokens(words.join(" ")) > budget) words.shift();
+  return words.join(" ");
+}
+
+/**
+ * A caller's own prompt (the OpenAI API's `prompt`: usually the text before this clip) with the
+ * vocabulary: the glossary first, then the caller's text, which whisper reads as the words just
+ * before the audio. The caller's text keeps its end, within half the budget; the glossary takes
+ * what is left, most important terms first.
+ */
+export function combinePrompt(
+  request: string,
+  terms: readonly string[],
+  budget: number = DEFAULT_PROMPT_BUDGET,
+): string {
+  const tail = tailWithin(request, Math.floor(budget / 2));
+  const glossary = buildWhisperPrompt(terms, budget - (tail ? estimateTokens(tail) + 1 : 0)).prompt;
+  return [glossary, tail].filter(Boolean).join(" ");
+}

@@ -11,12 +11,31 @@ export interface TranscribeOptions {
   vocabulary?: readonly string[];
   /** Aborting rejects the call with `signal.reason`. */
   signal?: AbortSignal;
+  /** Speech in any language to English text (whisper's translate task, multilingual models only). */
+  translate?: boolean;
+  /** Time each word as well as each segment, where the engine can. */
+  words?: boolean;
+  /** The first decoding temperature (0 = greedy); the engine's fallback steps start from it. */
+  temperature?: number;
+}
+
+/** One recognised word and when it was spoken, in ms from the start of the audio. */
+export interface TranscriptWord {
+  word: string;
+  startMs: number;
+  endMs: number;
 }
 
 export interface TranscriptSegment {
   startMs: number;
   endMs: number;
   text: string;
+  /** The engine's token ids for the segment's text (whisper only). */
+  tokens?: number[];
+  /** Mean log probability of those tokens (whisper only). */
+  avgLogprob?: number;
+  /** The words of the segment, when asked for with `words` and the engine times them. */
+  words?: TranscriptWord[];
 }
 
 export interface TranscriptionResult {

@@ -84,6 +84,8 @@ export interface PipelineResult {
 
 export interface TextPipeline {
   run(input: PipelineInput): Promise<PipelineResult>;
+  /** The dictionary alone, on a piece of text (a timed segment); usage is not counted. */
+  dictionary(text: string): string;
 }
 
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 1000) / 1000;
@@ -267,6 +269,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         consumedBy: null,
       };
     },
+    dictionary: (text) => deps.getDictionary().apply(text).text,
   };
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import {
   buildWhisperPrompt,
+  combinePrompt,
   DEFAULT_PROMPT_BUDGET,
   estimateTokens,
   WHISPER_PROMPT_TOKENS,
@@ -43,5 +44,26 @@ describe("buildWhisperPrompt", () => {
     const { included, omitted } = buildWhisperPrompt(["alpha", "x".repeat(40), "beta"], 10);
     expect(included).toEqual(["alpha", "beta"]);
     expect(omitted).toEqual(["x".repeat(40)]);
+  });
+});
+
+describe("combinePrompt", () => {
+  test("puts the glossary first and the caller's text last, where whisper reads it as just said", () => {
+    expect(combinePrompt("The meeting went long.", ["Kubernetes", "Grafana"])).toBe(
+      "Kubernetes, Grafana. The meeting went long.",
+    );
+  });
+
+  test("keeps the end of a long prompt within half the budget, and the glossary within the rest", () => {
+    const long = Array.from({ length: 400 }, (_, i) => `word${i}`).join(" ");
+    const terms = Array.from({ length: 200 }, (_, i) => `Term${i}`);
+    const prompt = combinePrompt(long, terms, 100);
+    expect(estimateTokens(prompt)).toBeLessThanOrEqual(100);
+    expect(prompt).toEndWith("word399");
+    expect(prompt).toStartWith("Term0, Term1");
+  });
+
+  test("without vocabulary it is the caller's text alone", () => {
+    expect(combinePrompt("  hello   there ", [])).toBe("hello there");
   });
 });

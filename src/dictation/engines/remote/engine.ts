@@ -22,9 +22,9 @@ export interface RemoteEngineOptions {
 
 type ResponseFormat = "verbose_json" | "json";
 
-function endpoint(baseUrl: string): URL {
+function endpoint(baseUrl: string, task: "transcriptions" | "translations" = "transcriptions"): URL {
   try {
-    const url = new URL(`${baseUrl.replace(/\/+$/, "")}/audio/transcriptions`);
+    const url = new URL(`${baseUrl.replace(/\/+$/, "")}/audio/${task}`);
     if (url.protocol === "http:" || url.protocol === "https:") return url;
   } catch {}
   throw new AppError("invalid_engine_option", `The remote engine URL "${baseUrl}" is not an http(s) URL.`, {
@@ -50,6 +50,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  */
 export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
   const url = endpoint(options.baseUrl);
+  const translations = endpoint(options.baseUrl, "translations");
   const server = url.host;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const retries = options.retries ?? 2;
@@ -67,8 +68,14 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
     body.append("file", new Blob([wav], { type: "audio/wav" }), "audio.wav");
     body.append("model", options.model);
     body.append("response_format", format);
-    if (language) body.append("language", language);
+    // Translation has no language field: its output is English.
+    if (language && !opts.translate) body.append("language", language);
     if (opts.prompt?.trim()) body.append("prompt", opts.prompt.trim());
+    if (opts.temperature !== undefined) body.append("temperature", String(opts.temperature));
+    if (opts.words && format === "verbose_json" && !opts.translate) {
+      body.append("timestamp_granularities[]", "segment");
+      body.append("timestamp_granularities[]", "word");
+    }
     return body;
   }
 
@@ -89,7 +96,8 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
       let body: string;
       let retryAfter: string | null;
       try {
-        const res = await fetch(url, { method: "POST", headers, body: form(wav, opts, language), signal });
+        const target = opts.translate ? translations : url;
+        const res = await fetch(target, { method: "POST", headers, body: form(wav, opts, language), signal });
         ({ status } = res);
         retryAfter = res.headers.get("retry-after");
         body = await res.text();

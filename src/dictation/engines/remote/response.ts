@@ -1,6 +1,6 @@
 import { AppError } from "../../../errors.ts";
 import { languageCode } from "../languages.ts";
-import type { TranscriptionResult, TranscriptSegment } from "../types.ts";
+import type { TranscriptionResult, TranscriptSegment, TranscriptWord } from "../types.ts";
 
 /** Turns an OpenAI `json` or `verbose_json` transcription body into our result; throws on anything else. */
 export function parseTranscription(
@@ -16,14 +16,45 @@ export function parseTranscription(
   if (typeof data !== "object" || data === null || typeof (data as { text?: unknown }).text !== "string") {
     throw badResponse(fallback.server, 'the JSON has no "text" string', body);
   }
-  const { text: raw, language, segments } = data as { text: string; language?: unknown; segments?: unknown };
+  const {
+    text: raw,
+    language,
+    segments,
+    words,
+  } = data as {
+    text: string;
+    language?: unknown;
+    segments?: unknown;
+    words?: unknown;
+  };
   const text = raw.replace(/\s+/g, " ").trim();
   const detected = typeof language === "string" && language ? languageCode(language) : fallback.language;
-  return {
-    text,
-    segments: parseSegments(segments) ?? wholeClip(text, fallback.durationMs),
-    language: detected,
-  };
+  const parsed = parseSegments(segments) ?? wholeClip(text, fallback.durationMs);
+  const timed = parseWords(words);
+  if (timed) {
+    // OpenAI lists words beside the segments: each goes to the segment it starts in.
+    for (const segment of parsed) {
+      segment.words = timed.filter((word) => word.startMs >= segment.startMs && word.startMs < segment.endMs);
+    }
+    const last = parsed.at(-1);
+    if (last) last.words?.push(...timed.filter((word) => word.startMs >= last.endMs));
+  }
+  return { text, segments: parsed, language: detected };
+}
+
+function parseWords(value: unknown): TranscriptWord[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const words: TranscriptWord[] = [];
+  for (const item of value as { word?: unknown; start?: unknown; end?: unknown }[]) {
+    if (typeof item?.word !== "string" || typeof item.start !== "number" || typeof item.end !== "number")
+      continue;
+    words.push({
+      word: item.word.trim(),
+      startMs: Math.round(item.start * 1000),
+      endMs: Math.round(item.end * 1000),
+    });
+  }
+  return words;
 }
 
 function parseSegments(value: unknown): TranscriptSegment[] | undefined {

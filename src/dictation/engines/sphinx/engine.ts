@@ -157,6 +157,12 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
     if (state !== "ready") throw new AppError("engine_unavailable", `The sphinx engine is ${state}.`);
     opts.signal?.throwIfAborted();
     checkLanguage(opts.language);
+    if (opts.translate) {
+      throw new AppError(
+        "translation_unsupported",
+        "PocketSphinx transcribes English only and cannot translate: use the whisper engine with a multilingual model (tiny, base, small).",
+      );
+    }
     if (pcm.length === 0) return { text: "", segments: [], language: "en" };
     const id = nextId++;
     const cancel = new Int32Array(new SharedArrayBuffer(4));

@@ -1,7 +1,7 @@
 // PocketSphinx 5prealpha (Debian's libpocketsphinx3) through bun:ffi. Synchronous C calls: this module
 // is used from the sphinx worker, never on the server's main thread.
 import { CString, dlopen, type Pointer, ptr, FFIType as T } from "bun:ffi";
-import type { TranscriptSegment } from "../types.ts";
+import type { TranscriptSegment, TranscriptWord } from "../types.ts";
 
 export const SPHINX_LIBRARIES = { pocketsphinx: "libpocketsphinx.so.3", sphinxbase: "libsphinxbase.so.3" };
 export const SPHINX_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
@@ -82,13 +82,14 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
     const segments: TranscriptSegment[] = [];
     const sf = new Int32Array(1);
     const ef = new Int32Array(1);
-    let words: string[] = [];
-    let start = 0;
-    let end = 0;
+    let words: TranscriptWord[] = [];
+    const at = (frame: number) => Math.max(0, frame - base) * FRAME_MS;
     const flush = () => {
-      if (words.length === 0) return;
-      const at = (frame: number) => Math.max(0, frame - base) * FRAME_MS;
-      segments.push({ startMs: at(start), endMs: at(end), text: words.join(" ") });
+      const first = words[0];
+      const last = words.at(-1);
+      if (!first || !last) return;
+      const text = words.map((word) => word.word).join(" ");
+      segments.push({ startMs: first.startMs, endMs: last.endMs, text, words });
       words = [];
     };
     for (let seg = lib.ps.ps_seg_iter(dec); seg; seg = lib.ps.ps_seg_next(seg)) {
@@ -101,9 +102,8 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
         if (to - from >= SEGMENT_GAP_FRAMES) flush();
         continue;
       }
-      if (words.length === 0) start = from;
-      end = to;
-      words.push(word.replace(/\(\d+\)$/, "")); // "the(2)" is the second pronunciation of "the"
+      // "the(2)" is the second pronunciation of "the".
+      words.push({ word: word.replace(/\(\d+\)$/, ""), startMs: at(from), endMs: at(to) });
     }
     flush();
     return segments;

@@ -51,7 +51,11 @@ function transcribe(
   const result = dec.decode(request.pcm, () => Atomics.load(cancel, 0) !== 0);
   if (!result) return { type: "cancelled", id };
   const fix = (text: string) => applyTermCasing(text, request.vocabulary);
-  const segments = result.segments.map((s) => ({ ...s, text: fix(s.text) }));
+  const segments = result.segments.map((s) => ({
+    ...s,
+    text: fix(s.text),
+    words: s.words?.map((word) => ({ ...word, word: fix(word.word) })),
+  }));
   return { type: "done", id, text: fix(result.text), segments, unspellable };
 }
 

@@ -1,6 +1,12 @@
 import { availableParallelism } from "node:os";
 import { AppError } from "../../../errors.ts";
-import type { SpeechEngine, TranscribeOptions, TranscriptionResult, TranscriptSegment } from "../types.ts";
+import type {
+  SpeechEngine,
+  TranscribeOptions,
+  TranscriptionResult,
+  TranscriptSegment,
+  TranscriptWord,
+} from "../types.ts";
 import { SAMPLE_RATE } from "../types.ts";
 import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon } from "./binding.ts";
 import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
@@ -26,11 +32,21 @@ export interface WhisperEngine extends SpeechEngine {
 /** whisper.cpp returns nothing for input under 1 s, so shorter clips are padded with silence. */
 const MIN_SAMPLES = Math.round(SAMPLE_RATE * 1.1);
 
+interface NativeToken {
+  text: string;
+  id: number;
+  p: number;
+  /** Present with token_timestamps, in ms. */
+  from?: number;
+  to?: number;
+}
+
 interface NativeSegment {
   from: number;
   to: number;
   text: string;
   lang?: string;
+  tokens?: NativeToken[];
 }
 
 function checkedInt(name: string, value: number, min: number, max: number): number {
@@ -66,12 +82,53 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
-function toResult(segments: NativeSegment[], language: string): TranscriptionResult {
-  const mapped: TranscriptSegment[] = segments.map((s) => ({
-    startMs: s.from,
-    endMs: s.to,
-    text: s.text.trim(),
-  }));
+/** Whisper's text tokens come before its special ones (end of text, timestamps, language tags). */
+const isTextToken = (token: NativeToken, endOfText: number) =>
+  token.id < endOfText && !/^\[_|^<\|/.test(token.text);
+
+/**
+ * Joins a segment's timed tokens into words: a token that starts with a space starts a word.
+ * whisper.cpp's token times are estimates; a word is kept inside its segment's span.
+ */
+export function wordsOf(
+  tokens: readonly NativeToken[],
+  span: { from: number; to: number },
+): TranscriptWord[] {
+  const clamp = (ms: number) => Math.min(span.to, Math.max(span.from, ms));
+  const words: TranscriptWord[] = [];
+  for (const token of tokens) {
+    if (token.from === undefined || token.to === undefined) continue;
+    const last = words.at(-1);
+    if (last && !/^\s/.test(token.text)) {
+      last.word += token.text;
+      last.endMs = Math.max(last.endMs, clamp(token.to));
+    } else {
+      const startMs = clamp(token.from);
+      words.push({ word: token.text.trim(), startMs, endMs: Math.max(startMs, clamp(token.to)) });
+    }
+  }
+  return words.filter((word) => word.word !== "");
+}
+
+function toSegment(segment: NativeSegment, endOfText: number, withWords: boolean): TranscriptSegment {
+  const tokens = (segment.tokens ?? []).filter((token) => isTextToken(token, endOfText));
+  const mapped: TranscriptSegment = { startMs: segment.from, endMs: segment.to, text: segment.text.trim() };
+  if (tokens.length > 0) {
+    mapped.tokens = tokens.map((token) => token.id);
+    mapped.avgLogprob =
+      tokens.reduce((sum, token) => sum + Math.log(Math.max(token.p, 1e-10)), 0) / tokens.length;
+  }
+  if (withWords) mapped.words = wordsOf(tokens, segment);
+  return mapped;
+}
+
+function toResult(
+  segments: NativeSegment[],
+  language: string,
+  endOfText: number,
+  withWords: boolean,
+): TranscriptionResult {
+  const mapped = segments.map((segment) => toSegment(segment, endOfText, withWords));
   const text = segments
     .map((s) => s.text)
     .join("")
@@ -101,6 +158,8 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
   const model = await addon.WhisperModel.load(options.modelPath, false);
   let tail: Promise<unknown> = Promise.resolve();
   let closed = false;
+  // whisper.cpp's end-of-text token: every id below it is text (multilingual vocabularies add one).
+  const endOfText = info.multilingual ? 50257 : 50256;
 
   async function transcribe(pcm: Float32Array, opts: TranscribeOptions = {}): Promise<TranscriptionResult> {
     if (closed) throw new AppError("engine_closed", "The whisper engine has been closed.");
@@ -109,14 +168,27 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
     if (pcm.length === 0) return { text: "", segments: [], language: language === "auto" ? "und" : language };
     const input = pcm.length >= MIN_SAMPLES ? pcm : padded(pcm);
     const audioCtx = scaling ? audioCtxFor(input.length) : 0;
-    const params = whisperParams(settings, { language, prompt: opts.prompt, audioCtx });
+    if (opts.translate && !info.multilingual) {
+      throw new AppError(
+        "translation_unsupported",
+        `This ${info.size} model understands English only, so it cannot translate. Use a multilingual model (tiny, base, small) to translate.`,
+      );
+    }
+    const params = whisperParams(settings, {
+      language,
+      prompt: opts.prompt,
+      audioCtx,
+      translate: opts.translate,
+      words: opts.words,
+      temperature: opts.temperature,
+    });
     const run = tail.then(() => {
       opts.signal?.throwIfAborted();
       return runNative(addon, model, input, params);
     });
     tail = run.catch(() => {});
     const segments = await untilAborted(run, opts.signal);
-    return toResult(segments, language);
+    return toResult(segments, language, endOfText, opts.words === true);
   }
 
   return {

@@ -61,7 +61,14 @@ export interface DecodeSettings {
 /** Parameters in the shape smart-whisper's addon reads (whisper_full_params field names). */
 export function whisperParams(
   settings: DecodeSettings,
-  call: { language: string; prompt: string | undefined; audioCtx: number },
+  call: {
+    language: string;
+    prompt: string | undefined;
+    audioCtx: number;
+    translate?: boolean;
+    words?: boolean;
+    temperature?: number;
+  },
 ): Record<string, unknown> {
   const params: Record<string, unknown> = {
     strategy: settings.beamSize > 1 ? 1 : 0,
@@ -81,5 +88,8 @@ export function whisperParams(
     format: "detail",
   };
   if (call.prompt?.trim()) params.initial_prompt = call.prompt.trim();
+  if (call.translate) params.translate = true;
+  if (call.words) params.token_timestamps = true;
+  if (call.temperature !== undefined) params.temperature = call.temperature;
   return params;
 }

@@ -33,13 +33,36 @@ describe("whisper engine", () => {
     expect(result.language).toBe("en");
     expect(Array.isArray(result.segments)).toBe(true);
     for (const segment of result.segments) {
-      expect(segment).toEqual({
-        startMs: expect.any(Number),
-        endMs: expect.any(Number),
-        text: expect.any(String),
-      });
+      expect([typeof segment.startMs, typeof segment.endMs, typeof segment.text]).toEqual([
+        "number",
+        "number",
+        "string",
+      ]);
       expect(segment.endMs).toBeGreaterThanOrEqual(segment.startMs);
+      // Token ids of the text only (below end-of-text), their mean log probability, no words unasked.
+      for (const id of segment.tokens ?? []) expect(id).toBeLessThan(50256);
+      if (segment.tokens?.length) expect(segment.avgLogprob).toBeLessThanOrEqual(0);
+      expect(segment.words).toBeUndefined();
     }
+  });
+
+  test("times words when asked, inside their segment", async () => {
+    const result = await engine.transcribe(tone(3), { words: true });
+    for (const segment of result.segments) {
+      expect(Array.isArray(segment.words)).toBe(true);
+      for (const word of segment.words ?? []) {
+        expect(word.word.length).toBeGreaterThan(0);
+        expect(word.endMs).toBeGreaterThanOrEqual(word.startMs);
+        expect(word.startMs).toBeGreaterThanOrEqual(segment.startMs - 10);
+        expect(word.endMs).toBeLessThanOrEqual(segment.endMs + 10);
+      }
+    }
+  });
+
+  test("an English-only model refuses to translate, naming what can", async () => {
+    const error = await rejection(engine.transcribe(tone(2), { translate: true }));
+    expect(error).toMatchObject({ code: "translation_unsupported" });
+    expect((error as Error).message).toContain("multilingual model");
   });
 
   test("reports the loaded model and defaults threads to the core count", async () => {
