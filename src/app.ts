@@ -8,6 +8,7 @@ import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
+import { toOpenAiError } from "./http/openai-errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import type { DocumentedRoutes } from "./http/routes.ts";
 import type { AppEnv } from "./http/types.ts";
@@ -24,6 +25,7 @@ import { createFormatsRoutes } from "./routes/formats.ts";
 import { createHealthRoutes } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
+import { createOpenAiRoutes } from "./routes/openai.ts";
 import { createPluginRoutes } from "./routes/plugins.ts";
 import { createPostProcessRoutes } from "./routes/post-process.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
@@ -87,10 +89,16 @@ function isPluginManagement(path: string): boolean {
  */
 export function bodyKindOf(path: string): BodyKind {
   const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  if (trimmed === "/api/transcribe") return "upload";
+  if (trimmed === "/api/transcribe" || trimmed.startsWith("/v1/audio/")) return "upload";
   if (importPaths.has(trimmed)) return "import";
   if (trimmed.startsWith("/api/plugins/") && !isPluginManagement(trimmed)) return "upload";
   return "json";
+}
+
+/** `/v1/…`: the OpenAI-compatible API, read from the URL without parsing it. */
+function isOpenAiPath(url: string): boolean {
+  const at = url.indexOf("/", url.indexOf("//") + 2);
+  return at !== -1 && url.startsWith("/v1/", at);
 }
 
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
@@ -108,6 +116,9 @@ export function createApp(deps: AppDeps) {
   mount(createEventsRoutes(deps));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
+  mount(
+    createOpenAiRoutes({ transcriber: deps.dictation.transcriber, models: deps.models, docs: deps.docs }),
+  );
   mount(createSettingsRoutes(deps));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
@@ -122,6 +133,12 @@ export function createApp(deps: AppDeps) {
   app.route("/", createConsoleRoutes({ version: deps.version }));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
   app.onError(createErrorRenderer(deps.db.filename));
+  // OpenAI's clients read errors in OpenAI's shape: every error under /v1, guards' included.
+  const fetch = app.fetch;
+  app.fetch = (request, env) => {
+    const response = fetch(request, env);
+    return isOpenAiPath(request.url) ? Promise.resolve(response).then(toOpenAiError) : response;
+  };
   return Object.assign(app, {
     /**
      * Bun.serve's native route table, searched before `fetch`: GET /api/health is answered there

@@ -92,7 +92,8 @@ describe("unknown routes", () => {
   test.each([
     ["GET", "/api/nope"],
     ["POST", "/api/nope"],
-    ["DELETE", "/"],
+    ["DELETE", "/nope"],
+    ["GET", "/v2/anything"],
   ])("%s %s is a 404 envelope", async (method, path) => {
     const { request } = createTestApp();
     const res = await request(path, { method });
@@ -113,6 +114,8 @@ describe("unsupported methods on existing paths", () => {
     ["GET", "/api/import", "POST"],
     ["POST", "/api/health", "GET, HEAD"],
     ["OPTIONS", "/api/formats", "GET, HEAD, POST"],
+    // The console's document answers GET at /, nothing else.
+    ["DELETE", "/", "GET, HEAD"],
   ])("%s %s is 405 method_not_allowed with Allow: %s", async (method, path, allow) => {
     const { request } = createTestApp();
     const res = await request(path, { method });

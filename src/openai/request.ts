@@ -1,0 +1,86 @@
+// The fields of OpenAI's multipart transcription request, read the way its clients send them.
+import { languageSchema } from "../dictation/language.ts";
+import { AppError } from "../errors.ts";
+import { parseOrThrow } from "../validation.ts";
+
+export const responseFormats = ["json", "text", "srt", "vtt", "verbose_json"] as const;
+export type ResponseFormat = (typeof responseFormats)[number];
+
+export interface OpenAiTranscriptionFields {
+  model: string;
+  language: string | undefined;
+  prompt: string | undefined;
+  temperature: number | undefined;
+  responseFormat: ResponseFormat;
+  /** `timestamp_granularities` asked for word timings. */
+  words: boolean;
+  stream: boolean;
+}
+
+/** The longest `prompt` read; whisper keeps about 224 tokens of it anyway. */
+export const maxPromptLength = 4000;
+
+const invalid = (param: string, message: string) =>
+  new AppError("invalid_request", message, { details: { param } });
+
+function text(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  return typeof value === "string" ? value : undefined;
+}
+
+/**
+ * Every value of an array field, however the client spelled it: repeated `name[]` parts (the
+ * official SDKs), repeated `name` parts, or one comma-joined value.
+ */
+export function arrayField(form: FormData, name: string): string[] {
+  return [...form.getAll(`${name}[]`), ...form.getAll(name)]
+    .filter((value): value is string => typeof value === "string")
+    .flatMap((value) => value.split(","))
+    .map((value) => value.trim())
+    .filter(Boolean);
+}
+
+/** Reads the request's fields; unknown fields are ignored, as OpenAI's clients send many. */
+export function readTranscriptionFields(
+  form: FormData,
+  task: "transcribe" | "translate",
+): OpenAiTranscriptionFields {
+  const model = text(form, "model")?.trim();
+  if (!model)
+    throw invalid("model", 'The "model" field is required (any name: "whisper-1" uses svc\'s active model).');
+  if (model.length > 200) throw invalid("model", 'The "model" field is longer than 200 characters.');
+  const languageText = task === "translate" ? undefined : text(form, "language")?.trim();
+  const language = languageText
+    ? parseOrThrow(languageSchema, languageText, "invalid_language", "language field")
+    : undefined;
+  const prompt = text(form, "prompt");
+  if (prompt !== undefined && prompt.length > maxPromptLength)
+    throw invalid("prompt", `The "prompt" field is longer than ${maxPromptLength} characters.`);
+  const temperatureText = text(form, "temperature")?.trim();
+  const temperature = temperatureText ? Number(temperatureText) : undefined;
+  if (temperature !== undefined && !(Number.isFinite(temperature) && temperature >= 0 && temperature <= 1))
+    throw invalid("temperature", 'The "temperature" field must be a number from 0 to 1.');
+  const format = text(form, "response_format")?.trim() || "json";
+  if (!(responseFormats as readonly string[]).includes(format))
+    throw invalid(
+      "response_format",
+      `The "response_format" field must be one of ${responseFormats.join(", ")}.`,
+    );
+  const granularities = arrayField(form, "timestamp_granularities");
+  for (const granularity of granularities) {
+    if (granularity !== "segment" && granularity !== "word")
+      throw invalid("timestamp_granularities", 'timestamp_granularities takes "segment" and "word".');
+  }
+  const streamText = text(form, "stream")?.trim().toLowerCase();
+  if (streamText !== undefined && streamText !== "true" && streamText !== "false")
+    throw invalid("stream", 'The "stream" field must be true or false.');
+  return {
+    model,
+    language,
+    prompt: prompt?.trim() || undefined,
+    temperature,
+    responseFormat: format as ResponseFormat,
+    words: granularities.includes("word"),
+    stream: streamText === "true",
+  };
+}

@@ -1,0 +1,303 @@
+import { describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
+import { syntheticModel } from "../helpers/synthetic-model.ts";
+
+// POST /v1/audio/transcriptions with the sphinx engine on pocketsphinx's goforward recording.
+
+const clip = encodeWav(goForward());
+
+function sphinxApp(): TestApp {
+  const app = createTestApp();
+  app.services.settings.set("stt_engine", "sphinx");
+  return app;
+}
+
+// One app (one PocketSphinx worker) for the file: loading the model is most of a request's time.
+const shared = sphinxApp();
+
+type Field = [string, string | Blob];
+
+function form(fields: Field[]): FormData {
+  const body = new FormData();
+  for (const [name, value] of fields) body.append(name, value);
+  return body;
+}
+
+const audio = (): Field => ["file", new File([clip], "goforward.wav", { type: "audio/wav" })];
+
+async function post(
+  app: TestApp,
+  fields: Field[],
+  headers: Record<string, string> = {},
+  path = "/v1/audio/transcriptions",
+) {
+  return app.request(path, { method: "POST", body: form(fields), headers });
+}
+
+interface OpenAiError {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+describe("POST /v1/audio/transcriptions", () => {
+  test("json (the default): the finished text and the audio's duration as usage", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"]], { authorization: "Bearer anything" });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(await res.json()).toEqual({
+      text: "Go forward ten meters",
+      usage: { type: "duration", seconds: 3 },
+    });
+  });
+
+  test("text answers the text as text/plain", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"], ["response_format", "text"]]);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(await res.text()).toBe("Go forward ten meters\n");
+  });
+
+  test("srt and vtt time the engine's segments", async () => {
+    const app = shared;
+    const srt = await (await post(app, [audio(), ["model", "x"], ["response_format", "srt"]])).text();
+    expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\ngo forward ten meters\n$/);
+    const vtt = await post(app, [audio(), ["model", "x"], ["response_format", "vtt"]]);
+    expect(vtt.headers.get("content-type")).toBe("text/vtt; charset=utf-8");
+    expect(await vtt.text()).toMatch(
+      /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\ngo forward ten meters\n$/,
+    );
+  });
+
+  test.each([
+    [
+      "repeated with brackets",
+      [
+        ["timestamp_granularities[]", "word"],
+        ["timestamp_granularities[]", "segment"],
+      ],
+    ],
+    ["without brackets", [["timestamp_granularities", "word"]]],
+    ["comma-joined", [["timestamp_granularities", "segment,word"]]],
+  ] as [string, Field[]][])("verbose_json with word timings asked %s", async (_, granularities) => {
+    const res = await post(shared, [
+      audio(),
+      ["model", "whisper-1"],
+      ["response_format", "verbose_json"],
+      ...granularities,
+    ]);
+    const body = (await res.json()) as {
+      task: string;
+      language: string;
+      duration: number;
+      text: string;
+      segments: { start: number; end: number; text: string; id: number }[];
+      words: { word: string; start: number; end: number }[];
+    };
+    expect(body).toMatchObject({
+      task: "transcribe",
+      language: "english",
+      duration: 2.786,
+      text: "Go forward ten meters",
+    });
+    expect(body.segments.map((segment) => segment.text)).toEqual(["go forward ten meters"]);
+    expect(body.words.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    // Words follow one another inside the clip.
+    for (const [index, word] of body.words.entries()) {
+      expect(word.end).toBeGreaterThan(word.start);
+      expect(word.end).toBeLessThanOrEqual(body.duration);
+      if (index > 0) expect(word.start).toBeGreaterThanOrEqual(body.words[index - 1]?.end ?? 0);
+    }
+  });
+
+  test("verbose_json without word timings has no words", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"], ["response_format", "verbose_json"]]);
+    expect(Object.keys((await res.json()) as object)).not.toContain("words");
+  });
+
+  test("stream=true sends deltas that add up to the text, then done", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const events = (await res.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map(
+        (block) =>
+          JSON.parse(block.replace(/^data: /, "")) as { type: string; delta?: string; text?: string },
+      );
+    expect(events.at(-1)).toMatchObject({ type: "transcript.text.done", text: "Go forward ten meters" });
+    const deltas = events.filter((event) => event.type === "transcript.text.delta");
+    expect(deltas.length).toBeGreaterThan(0);
+    expect(deltas.map((event) => event.delta).join("")).toBe("Go forward ten meters");
+  });
+
+  test("applies the dictionary to the text and the segments, and stores it marked openai", async () => {
+    const app = sphinxApp();
+    expect((await app.json("/api/dictionary", "POST", { key: "ten meters", value: "10 m" })).status).toBe(
+      201,
+    );
+    const res = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "verbose_json"]]);
+    const body = (await res.json()) as { text: string; segments: { text: string }[] };
+    expect(body.text).toBe("Go forward 10 m");
+    expect(body.segments[0]?.text).toBe("go forward 10 m");
+    const history = (await (await app.request("/api/history")).json()) as {
+      items: { finalText: string; source: string }[];
+    };
+    expect(history.items[0]).toMatchObject({ finalText: "Go forward 10 m", source: "openai" });
+  });
+
+  test("x-skip-post-process answers the engine's text", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"]], { "x-skip-post-process": "true" });
+    expect(((await res.json()) as { text: string }).text).toBe("go forward ten meters");
+  });
+
+  test("unknown fields are ignored", async () => {
+    const res = await post(shared, [
+      audio(),
+      ["model", "gpt-4o-transcribe"],
+      ["include[]", "logprobs"],
+      ["chunking_strategy[type]", "server_vad"],
+      ["whatever", "1"],
+    ]);
+    expect(res.status).toBe(200);
+  });
+
+  test.each([
+    ["no file", [["model", "whisper-1"]], 400, "missing_audio", "file"],
+    ["no model", [audio()], 400, "invalid_request", "model"],
+    [
+      "a bad response_format",
+      [audio(), ["model", "m"], ["response_format", "xml"]],
+      400,
+      "invalid_request",
+      "response_format",
+    ],
+    [
+      "a temperature over 1",
+      [audio(), ["model", "m"], ["temperature", "3"]],
+      400,
+      "invalid_request",
+      "temperature",
+    ],
+    [
+      "a bad granularity",
+      [audio(), ["model", "m"], ["timestamp_granularities[]", "char"]],
+      400,
+      "invalid_request",
+      "timestamp_granularities",
+    ],
+    [
+      "a file that is not audio",
+      [
+        ["file", new File(["Example data"], "README.md")],
+        ["model", "m"],
+      ],
+      415,
+      "unsupported_audio",
+      null,
+    ],
+  ] as [string, Field[], number, string, string | null][])(
+    "%s: %i in OpenAI's error shape",
+    async (_, fields, status, code, param) => {
+      const res = await post(shared, fields);
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as OpenAiError;
+      expect(body).toEqual({
+        error: { message: expect.any(String), type: "invalid_request_error", param, code },
+      });
+      expect(body.error.message.length).toBeGreaterThan(10);
+    },
+  );
+
+  test("guard refusals are in OpenAI's shape too", async () => {
+    const res = await shared.request("http://evil.example/v1/models", { headers: { host: "evil.example" } });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as OpenAiError).error).toMatchObject({
+      type: "permission_error",
+      code: "untrusted_host",
+    });
+  });
+
+  test("a body over the upload limit is 413 in OpenAI's shape", async () => {
+    const app = createTestApp({ maxBodyBytes: 64 * 1024 });
+    const big = new File([new Uint8Array(200 * 1024)], "big.wav", { type: "audio/wav" });
+    const res = await post(app, [
+      ["file", big],
+      ["model", "whisper-1"],
+    ]);
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as OpenAiError).error.code).toBe("payload_too_large");
+  });
+
+  test("/api keeps svc's own envelope", async () => {
+    const res = await shared.request("/api/transcribe", { method: "POST", body: new Uint8Array() });
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("missing_audio");
+  });
+});
+
+describe("POST /v1/audio/translations", () => {
+  test("a multilingual whisper model named by its id translates, whatever the active engine", async () => {
+    const modelsDir = mkdtempSync(join(tmpdir(), "svc-models-"));
+    copyFileSync(syntheticModel("micro-multilingual"), join(modelsDir, "ggml-multi.bin"));
+    const app = createTestApp({ modelsDir });
+    app.services.settings.set("stt_engine", "sphinx");
+    app.services.settings.set("whisper_max_tokens", 16);
+    app.services.settings.set("whisper_threads", 1);
+    const listed = (await (await app.request("/v1/models")).json()) as { data: { id: string }[] };
+    expect(listed.data.map((model) => model.id)).toContain("multi");
+    const res = await post(
+      app,
+      [audio(), ["model", "multi"], ["response_format", "verbose_json"]],
+      {},
+      "/v1/audio/translations",
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { task: string; text: string };
+    // Synthetic weights say nothing meaningful: the task and the model's engine are what count.
+    expect(body.task).toBe("translate");
+    const history = (await (await app.request("/api/history")).json()) as {
+      items: { engine: string; model: string }[];
+    };
+    expect(history.items[0]).toMatchObject({ engine: "whisper", model: "multi" });
+    rmSync(modelsDir, { recursive: true, force: true });
+  });
+
+  test("an engine that cannot translate answers 400 naming what can", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"]], {}, "/v1/audio/translations");
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as OpenAiError;
+    expect(body.error.code).toBe("translation_unsupported");
+    expect(body.error.message).toContain("multilingual model");
+  });
+});
+
+describe("GET /v1/models", () => {
+  test("lists OpenAI's names svc answers, in OpenAI's list shape", async () => {
+    const body = (await (await createTestApp().request("/v1/models")).json()) as {
+      object: string;
+      data: { id: string; object: string }[];
+    };
+    expect(body.object).toBe("list");
+    expect(body.data.map((model) => model.id)).toEqual([
+      "whisper-1",
+      "gpt-4o-transcribe",
+      "gpt-4o-mini-transcribe",
+    ]);
+    expect(body.data.every((model) => model.object === "model")).toBe(true);
+  });
+
+  test("retrieves one, or 404 in OpenAI's shape", async () => {
+    const app = createTestApp();
+    expect(await (await app.request("/v1/models/whisper-1")).json()).toEqual({
+      id: "whisper-1",
+      object: "model",
+      created: 0,
+      owned_by: "svc",
+    });
+    const missing = await app.request("/v1/models/nope");
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as OpenAiError).error.code).toBe("not_found");
+  });
+});
