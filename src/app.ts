@@ -51,6 +51,8 @@ export interface AppDeps extends Services {
   models: ModelService;
   /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
   dictation: Dictation;
+  /** The URL of the bridge script added to plugin pages (see HttpDeps). */
+  bridgeScriptUrl?: () => string | Promise<string>;
 }
 
 /** What the HTTP application needs besides the runtime's parts. */
@@ -60,6 +62,11 @@ export interface HttpDeps {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
   body: BodyLimits;
+  /**
+   * The path on svc of the script that defines `window.svc` in plugin pages, added to every
+   * plugin HTML document. Absent: pages are served without it and have no bridge.
+   */
+  bridgeScriptUrl?: () => string | Promise<string>;
 }
 
 /** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */

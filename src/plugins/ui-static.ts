@@ -70,11 +70,56 @@ export function uiSegments(rawRest: string): string[] {
   });
 }
 
+const escapeAttribute = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
+/** Where the first of these tags ends, if it comes before any script; -1 otherwise. */
+function endOfTagBeforeScripts(text: string, tag: RegExp, firstScript: number): number {
+  const match = tag.exec(text);
+  return match && match.index < firstScript ? match.index + match[0].length : -1;
+}
+
+/**
+ * The document with `<script src="scriptUrl">` added where it runs before any script of the
+ * page's: right after `<head>`, else after `<html>` or the doctype, else at the start (after a
+ * byte order mark). Works on bytes, so the page's own encoding is left as it is.
+ */
+export function withBridgeScript(html: Uint8Array, scriptUrl: string): Uint8Array<ArrayBuffer> {
+  // latin1 maps each byte to one character, so string offsets are byte offsets.
+  const text = Buffer.from(html.buffer, html.byteOffset, html.byteLength).toString("latin1");
+  const scriptAt = text.search(/<script[\s>/]/i);
+  const firstScript = scriptAt === -1 ? text.length : scriptAt;
+  const bom = text.startsWith("\xef\xbb\xbf") ? 3 : 0;
+  const at = [/<head(?:\s[^>]*)?>/i, /<html(?:\s[^>]*)?>/i, /<!doctype[^>]*>/i]
+    .map((tag) => endOfTagBeforeScripts(text, tag, firstScript))
+    .find((end) => end !== -1);
+  const position = at ?? bom;
+  const tag = new TextEncoder().encode(`<script src="${escapeAttribute(scriptUrl)}"></script>`);
+  const out = new Uint8Array(html.byteLength + tag.byteLength);
+  out.set(html.subarray(0, position));
+  out.set(tag, position);
+  out.set(html.subarray(position), position + tag.byteLength);
+  return out;
+}
+
+export interface PluginAssetOptions {
+  /**
+   * A path on svc (`/assets/bridge.<hash>.js`) of the script that defines `window.svc`: added to
+   * every HTML document so it runs before the page's scripts. Absent: documents are served as
+   * they are, and the page has no bridge.
+   */
+  bridgeScriptUrl?: string;
+}
+
 /**
  * Serves a file from the plugin's `dist/ui/`, resolved through realpath so a link planted in
  * there cannot lead outside it. Only known file types are served.
  */
-export async function servePluginAsset(packageDir: string, rawRest: string): Promise<Response> {
+export async function servePluginAsset(
+  packageDir: string,
+  rawRest: string,
+  options: PluginAssetOptions = {},
+): Promise<Response> {
   const segments = uiSegments(rawRest);
   const type = mimeTypes[extname(segments.at(-1) ?? "").toLowerCase()];
   if (!type) throw missing();
@@ -89,10 +134,15 @@ export async function servePluginAsset(packageDir: string, rawRest: string): Pro
   if (!file.startsWith(root + sep)) throw missing();
   const info = await stat(file).catch(() => undefined);
   if (!info?.isFile()) throw missing();
-  return new Response(Bun.file(file), {
+  const { bridgeScriptUrl } = options;
+  const body =
+    bridgeScriptUrl !== undefined && type.startsWith("text/html")
+      ? withBridgeScript(await Bun.file(file).bytes(), bridgeScriptUrl)
+      : Bun.file(file);
+  return new Response(body, {
     headers: {
       "Content-Type": type,
-      "Content-Length": String(info.size),
+      "Content-Length": String(body instanceof Uint8Array ? body.byteLength : info.size),
       "Content-Security-Policy": pluginPageCsp,
       "Cache-Control": "no-cache",
       // The sandboxed page has an opaque origin; its own scripts and images must still load, and

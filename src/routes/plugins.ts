@@ -28,7 +28,11 @@ import { servePluginAsset } from "../plugins/ui-static.ts";
 /** The types a plugin tarball may be sent as (each needs a CORS preflight from another origin). */
 const tarballTypes = new Set(["application/gzip", "application/x-gzip", "application/octet-stream"]);
 
-export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs }) {
+export function createPluginRoutes(deps: {
+  plugins: PluginHost;
+  docs: ApiDocs;
+  bridgeScriptUrl?: () => string | Promise<string>;
+}) {
   const { plugins } = deps;
   const listing = async () => {
     const items = await plugins.list();
@@ -156,7 +160,7 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
         summary: "A plugin UI page or asset",
         errors: ["invalid_path"],
         description:
-          "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
+          "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
         params: slugParams,
         responses: { 200: { description: "The file", contentType: "text/html" } },
       },
@@ -167,7 +171,9 @@ export function createPluginRoutes(deps: { plugins: PluginHost; docs: ApiDocs })
         const prefix = `/api/plugins/${slug}/ui/`;
         const plugin = slug === undefined ? undefined : plugins.find(slug);
         if (!plugin || !path.startsWith(prefix)) throw notFound("No such plugin page or asset.");
-        const asset = await servePluginAsset(plugin.dir, path.slice(prefix.length));
+        const asset = await servePluginAsset(plugin.dir, path.slice(prefix.length), {
+          bridgeScriptUrl: await deps.bridgeScriptUrl?.(),
+        });
         const info = requestInfoOf(c);
         if (info) info.publicAsset = true;
         return asset;

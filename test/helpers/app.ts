@@ -55,6 +55,8 @@ export interface TestAppOptions {
   modelBaseUrl?: string;
   /** Presets whose pins match the test's generated files (the real ones cannot be downloaded here). */
   modelPresets?: readonly ModelPreset[];
+  /** The bridge script plugin HTML documents get; default: none. */
+  bridgeScriptUrl?: string;
 }
 
 /**
@@ -127,6 +129,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     pluginHost: options.pluginHost,
   });
   const { services, plugins, models, dictation } = runtime;
+  const { bridgeScriptUrl } = options;
   const deps = appDeps(runtime, {
     logger,
     version: "0.0.0-test",
@@ -141,6 +144,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       maxConcurrent: 32,
       ...options.body,
     },
+    bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
   });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);

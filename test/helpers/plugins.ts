@@ -31,6 +31,7 @@ export async function startPluginApp(options: {
   host?: Partial<PluginHostOptions>;
   npmRegistry?: string;
   dbPath?: string;
+  bridgeScriptUrl?: string;
 }): Promise<PluginApp> {
   const pluginsDir = options.pluginsDir ?? pluginsDirWith(...(options.fixtures ?? []));
   const app = createTestApp({
@@ -38,6 +39,7 @@ export async function startPluginApp(options: {
     npmRegistry: options.npmRegistry,
     pluginHost: { timeouts: fastTimeouts, ...options.host },
     dbPath: options.dbPath,
+    bridgeScriptUrl: options.bridgeScriptUrl,
   });
   if (options.disabled) app.services.settings.set("disabled_plugins", options.disabled);
   if (options.entries) app.services.settings.set("plugins", options.entries);
