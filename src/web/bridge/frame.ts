@@ -100,11 +100,13 @@ type Outgoing = Omit<ApiRequestMessage, "id"> | Omit<InvokeMessage, "id">;
     }
 
     const bridge: SvcBridge = Object.freeze({ api, invoke, serverUrl: serverOrigin() });
+    // Read-only, yet configurable: a page's top-level `const svc = window.svc` is a SyntaxError
+    // beside a non-configurable global property of the same name.
     Object.defineProperty(window, "svc", {
       value: bridge,
       enumerable: true,
       writable: false,
-      configurable: false,
+      configurable: true,
     });
   }
 
