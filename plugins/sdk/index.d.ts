@@ -559,8 +559,9 @@ export type HostActionChannel = keyof HostActionPayloads;
 export interface SvcBridge {
   /**
    * `fetch` against the server. Only paths in the page's own `/api/plugins/<slug>/` namespace and
-   * `/api/health` are allowed; redirects are not followed. Resolves to a native `Response`
-   * (`res.ok` is false for error statuses).
+   * `/api/health` are allowed: any other resolves to a 403 with the error code
+   * `bridge_forbidden`, never sent. Redirects are not followed: a 3xx answer resolves to a 502
+   * `bridge_redirect`. Resolves to a native `Response` (`res.ok` is false for error statuses).
    */
   api(path: string, init?: RequestInit): Promise<Response>;
   /** Runs a host action in the app. */
