@@ -8,7 +8,8 @@ const root = join(import.meta.dir, "..");
 export const consoleOutDir = join(root, "src/web/dist");
 
 /** Browser entries: the output file is named after the entry file (app.tsx → app.js, app.css). */
-const entries = ["src/web/console/app.tsx", "src/web/console/audio/worklet.ts"];
+// frame.ts is the bridge script svc adds to plugin pages (served as bridge.js).
+const entries = ["src/web/console/app.tsx", "src/web/console/audio/worklet.ts", "src/web/bridge/frame.ts"];
 
 export async function buildConsole(options: { quiet?: boolean } = {}): Promise<void> {
   const started = performance.now();

@@ -33,6 +33,7 @@ import { createTranscribeRoutes } from "./routes/transcribe.ts";
 import { createVocabularyRoutes } from "./routes/vocabulary.ts";
 import type { Runtime } from "./runtime.ts";
 import type { Services } from "./services.ts";
+import { consoleAssetLoader } from "./web/assets.ts";
 
 export interface AppDeps extends Services {
   db: Database;
@@ -51,7 +52,7 @@ export interface AppDeps extends Services {
   models: ModelService;
   /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
   dictation: Dictation;
-  /** The URL of the bridge script added to plugin pages (see HttpDeps). */
+  /** The URL of the bridge script added to plugin pages; default: the console's bridge.js. */
   bridgeScriptUrl?: () => string | Promise<string>;
 }
 
@@ -64,7 +65,7 @@ export interface HttpDeps {
   body: BodyLimits;
   /**
    * The path on svc of the script that defines `window.svc` in plugin pages, added to every
-   * plugin HTML document. Absent: pages are served without it and have no bridge.
+   * plugin HTML document. Default: the console's own bridge.js.
    */
   bridgeScriptUrl?: () => string | Promise<string>;
 }
@@ -133,11 +134,15 @@ export function createApp(deps: AppDeps) {
   mount(createVocabularyRoutes(deps));
   mount(createFormatsRoutes(deps));
   mount(createDataTransferRoutes(deps));
+  // The console's files are loaded once, on first use: plugin pages name its bridge script.
+  const consoleAssets = consoleAssetLoader();
+  const bridgeScriptUrl =
+    deps.bridgeScriptUrl ?? (async () => (await consoleAssets()).byName["bridge.js"].url);
   // Management first: its paths are reserved, so no plugin namespace can shadow them.
-  mount(createPluginRoutes(deps));
+  mount(createPluginRoutes({ ...deps, bridgeScriptUrl }));
   app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
   mount(createApiReferenceRoutes(deps));
-  app.route("/", createConsoleRoutes({ version: deps.version }));
+  app.route("/", createConsoleRoutes({ version: deps.version, assets: consoleAssets }));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
   app.onError(createErrorRenderer(deps.db.filename));
   // OpenAI's clients read errors in OpenAI's shape: every error under /v1, guards' included.

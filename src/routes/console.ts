@@ -1,7 +1,7 @@
 import { type Context, Hono } from "hono";
 import { notFound } from "../errors.ts";
 import type { AppEnv } from "../http/types.ts";
-import { type ConsoleAssets, loadConsoleAssets } from "../web/assets.ts";
+import type { ConsoleAssets } from "../web/assets.ts";
 import { isConsolePath, screens } from "../web/console/paths.ts";
 
 /**
@@ -53,12 +53,8 @@ const yearLong = "public, max-age=31536000, immutable";
  * The web console: its document at every console path (never cached: it names the current
  * hashed files) and its files under `/assets/<name>.<hash>.<ext>` (cached for a year).
  */
-export function createConsoleRoutes(deps: { version: string }) {
-  let loading: Promise<ConsoleAssets> | undefined;
-  const assets = () => {
-    loading ??= loadConsoleAssets();
-    return loading;
-  };
+export function createConsoleRoutes(deps: { version: string; assets: () => Promise<ConsoleAssets> }) {
+  const { assets } = deps;
   const app = new Hono<AppEnv>();
   app.get("/assets/:file", async (c) => {
     const asset = (await assets()).byUrl.get(c.req.path);
@@ -70,6 +66,9 @@ export function createConsoleRoutes(deps: { version: string }) {
       Vary: "Accept-Encoding",
     };
     if (gzip) headers["Content-Encoding"] = "gzip";
+    // The bridge script runs in sandboxed plugin pages, whose opaque origin a same-origin
+    // resource policy would refuse.
+    if (asset.crossOrigin) headers["Cross-Origin-Resource-Policy"] = "cross-origin";
     return new Response(gzip ? asset.gzip : asset.body, { headers });
   });
   const document = async (c: Context<AppEnv>) => {

@@ -4,12 +4,15 @@
 import icon from "./console/icon.svg" with { type: "file" };
 import appStyles from "./dist/app.css" with { type: "file" };
 import appScript from "./dist/app.js.asset" with { type: "file" };
+import bridgeScript from "./dist/frame.js.asset" with { type: "file" };
 import workletScript from "./dist/worklet.js.asset" with { type: "file" };
 
 /** One console file as served: its bytes, the gzip of them, and its hashed URL. */
 export interface ConsoleAsset {
   readonly url: string;
   readonly type: string;
+  /** Loaded by sandboxed plugin pages (an opaque origin), so served to any origin. */
+  readonly crossOrigin: boolean;
   readonly body: Uint8Array<ArrayBuffer>;
   readonly gzip: Uint8Array<ArrayBuffer>;
 }
@@ -18,6 +21,7 @@ const files = {
   "app.js": { path: appScript as string, type: "text/javascript; charset=utf-8" },
   "app.css": { path: appStyles as string, type: "text/css; charset=utf-8" },
   "worklet.js": { path: workletScript as string, type: "text/javascript; charset=utf-8" },
+  "bridge.js": { path: bridgeScript as string, type: "text/javascript; charset=utf-8" },
   "icon.svg": { path: icon as string, type: "image/svg+xml" },
 } as const;
 
@@ -42,10 +46,25 @@ export async function loadConsoleAssets(): Promise<ConsoleAssets> {
       const body = await Bun.file(file.path).bytes();
       return [
         name as ConsoleFile,
-        { url: hashedUrl(name, body), type: file.type, body, gzip: Bun.gzipSync(body) },
+        {
+          url: hashedUrl(name, body),
+          type: file.type,
+          crossOrigin: name === "bridge.js",
+          body,
+          gzip: Bun.gzipSync(body),
+        },
       ];
     }),
   );
   const byName = Object.fromEntries(entries) as Record<ConsoleFile, ConsoleAsset>;
   return { byName, byUrl: new Map(entries.map(([, asset]) => [asset.url, asset])) };
+}
+
+/** Loads the files on first use, once: the console routes and the plugin pages share them. */
+export function consoleAssetLoader(): () => Promise<ConsoleAssets> {
+  let loading: Promise<ConsoleAssets> | undefined;
+  return () => {
+    loading ??= loadConsoleAssets();
+    return loading;
+  };
 }

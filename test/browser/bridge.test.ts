@@ -6,7 +6,7 @@ import type { Browser, Frame, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser.ts";
 import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 
-// The bridge end to end in Chromium: svc serves the plugin page with the bridge script, a stand-in
+// The bridge end to end in Chromium: svc serves the plugin page with its bridge script, a stand-in
 // for the console (bridge-host.ts, which calls attachBridge) frames it sandboxed, and the page's
 // window.svc reaches svc only through that console.
 
@@ -36,10 +36,8 @@ beforeAll(async () => {
   app = await startPluginApp({
     pluginsDir,
     entries: ["@svc/profanity-filter", "@fx/hostile-page", "@fx/routes"],
-    bridgeScriptUrl: "/__test/bridge.js",
   });
   const files: Record<string, { body: string; type: string }> = {
-    "/__test/bridge.js": { body: await bundle("src/web/bridge/frame.ts"), type: "text/javascript" },
     "/__test/host.js": { body: await bundle("test/browser/bridge-host.ts"), type: "text/javascript" },
     "/__test/host.html": {
       body: '<!doctype html><html><head><title>console</title></head><body><script src="/__test/host.js"></script></body></html>',
@@ -216,7 +214,11 @@ describe("a hostile plugin page", () => {
     expect(results["own empty answer"]).toEqual({ status: 204, ok: true, body: "" });
 
     // Nothing else reached svc: not the refused paths, not the redirect's target, not the spoofs.
-    const reached = requests.slice(seen).filter((line) => !line.startsWith("GET /__test/"));
+    const reached = requests
+      .slice(seen)
+      .filter(
+        (line) => !line.startsWith("GET /__test/") && !/^GET \/assets\/bridge\.[0-9a-f]{12}\.js$/.test(line),
+      );
     expect(reached.toSorted()).toEqual(
       [
         `GET ${hostile}/ui/index.html`,

@@ -55,7 +55,7 @@ export interface TestAppOptions {
   modelBaseUrl?: string;
   /** Presets whose pins match the test's generated files (the real ones cannot be downloaded here). */
   modelPresets?: readonly ModelPreset[];
-  /** The bridge script plugin HTML documents get; default: none. */
+  /** The bridge script plugin HTML documents get; default: the console's bridge.js. */
   bridgeScriptUrl?: string;
 }
 

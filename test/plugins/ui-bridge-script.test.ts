@@ -52,10 +52,26 @@ describe("GET /api/plugins/<slug>/ui/… with the bridge script", () => {
     expect(Number(res.headers.get("content-length"))).toBe(file.byteLength);
   });
 
-  test("without a bridge script URL the document is served as it is", async () => {
+  test("by default the script is the console's bridge.js, served to the sandbox's opaque origin", async () => {
     const app = await startPluginApp({ fixtures: ["fx-routes"], entries: ["@fx/routes"] });
-    const res = await app.request("/api/plugins/fx-routes/ui/index.html");
-    expect(await res.text()).toBe(fixtureFile("fx-routes/dist/ui/index.html").toString());
+    const page = await (await app.request("/api/plugins/fx-routes/ui/index.html")).text();
+    const url =
+      /^<!doctype html>\n<html><head><script src="(\/assets\/bridge\.[0-9a-f]{12}\.js)"><\/script>/.exec(
+        page,
+      )?.[1];
+    expect(url).toBeDefined();
+    const script = await app.request(url ?? "", { headers: { origin: "null" } });
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    // Without it Chromium refuses the script to the page (ERR_BLOCKED_BY_RESPONSE.NotSameOrigin).
+    expect(script.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect(await script.text()).toContain('"svc"');
+    // The console's own files keep the same-origin policy.
+    const console = await (await app.request("/")).text();
+    for (const [, asset] of console.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)) {
+      const res = await app.request(asset ?? "");
+      expect(res.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+    }
   });
 
   test("a plugin route answering HTML is not a UI document and gets nothing", async () => {
