@@ -87,6 +87,8 @@ export function ConfirmButton(props: {
   onConfirm: () => void;
   disabled?: boolean;
   class?: string;
+  /** What it acts on, for screen readers when many rows have the same button: "“teh”". */
+  subject?: string;
 }) {
   const [armed, setArmed] = useState(false);
   useEffect(() => {
@@ -99,6 +101,7 @@ export function ConfirmButton(props: {
       type="button"
       class={`${props.class ?? ""} ${armed ? "danger" : ""}`.trim()}
       disabled={props.disabled}
+      aria-label={props.subject ? `${armed ? props.confirm : props.label} ${props.subject}` : undefined}
       onClick={() => {
         if (!armed) return setArmed(true);
         setArmed(false);

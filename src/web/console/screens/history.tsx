@@ -1,5 +1,184 @@
-import { Screen } from "../ui.tsx";
+import { useEffect, useState } from "preact/hooks";
+import { api, json, type ListPage, messageOf, query } from "../api.ts";
+import { useServerEvents } from "../events.ts";
+import { type HistoryStats, HistoryStatsPanel, statsPath } from "../history-stats.tsx";
+import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
+import { toast } from "../toast.tsx";
+import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
+
+interface HistoryItem {
+  id: number;
+  finalText: string;
+  wordCount: number;
+  engine: string;
+  language: string | null;
+  appContext: { app?: string; title?: string; url?: string } | null;
+  formatLabel: string | null;
+  createdAt: string;
+}
+
+const pageSize = 20;
+const pad = (n: number) => String(Math.floor(n)).padStart(2, "0");
+
+/**
+ * A date picked in the browser as the start or end of that local day, with its offset: the API
+ * reads a bare date as a UTC day, which is not the day the reader means.
+ */
+export function localDayBound(date: string, end: boolean): string | undefined {
+  const [year, month, day] = date.split("-").map(Number);
+  if (!year || !month || !day) return undefined;
+  const local = end ? new Date(year, month - 1, day, 23, 59, 59, 999) : new Date(year, month - 1, day);
+  const east = -local.getTimezoneOffset();
+  const offset = `${east < 0 ? "-" : "+"}${pad(Math.abs(east) / 60)}:${pad(Math.abs(east) % 60)}`;
+  return `${date}T${end ? "23:59:59.999" : "00:00:00"}${offset}`;
+}
+
+function HistoryEntry(props: { item: HistoryItem; onDelete: (item: HistoryItem) => void }) {
+  const { item } = props;
+  const when = formatTime(item.createdAt);
+  const app = item.appContext?.app;
+  return (
+    <li class="history-item panel">
+      <div class="item-head">
+        <div class="row item-meta">
+          <time class="small muted" dateTime={item.createdAt}>
+            {when}
+          </time>
+          {app && <span class="tag">{app}</span>}
+          {item.formatLabel && <span class="tag">{item.formatLabel}</span>}
+          <span class="small muted">
+            {item.wordCount} {item.wordCount === 1 ? "word" : "words"} · {item.engine}
+          </span>
+        </div>
+        <div class="item-actions">
+          <button
+            type="button"
+            aria-label={`Copy the dictation from ${when}`}
+            onClick={() => void copyText(item.finalText)}
+          >
+            Copy
+          </button>
+          <ConfirmButton
+            label="Delete"
+            confirm="Confirm delete"
+            subject={`the dictation from ${when}`}
+            onConfirm={() => props.onDelete(item)}
+          />
+        </div>
+      </div>
+      {item.finalText ? <p class="history-text">{item.finalText}</p> : <p class="muted">(no speech)</p>}
+    </li>
+  );
+}
+
+function EmptyHistory(props: { filtered: boolean }) {
+  if (props.filtered) return <p class="empty muted">No dictation matches these filters.</p>;
+  return (
+    <div class="empty panel">
+      <p>No dictations yet.</p>
+      <p class="muted">
+        Open <a href="/">Dictate</a> and press the record button (or hold Space) to talk; what you say appears
+        here as soon as it is transcribed. Apps that send audio to <code>POST /api/transcribe</code> show up
+        here too.
+      </p>
+    </div>
+  );
+}
 
 export function HistoryScreen() {
-  return <Screen title="History">{null}</Screen>;
+  const [search, setSearch] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [offset, setOffset] = useState(0);
+  const settled = useDebounced(search.trim(), 300);
+  const filters = { search: settled, from: localDayBound(from, false), to: localDayBound(to, true) };
+  const list = useResource<ListPage<HistoryItem>>(
+    `/api/history${query({ ...filters, limit: pageSize, offset })}`,
+  );
+  const stats = useResource<HistoryStats>(statsPath());
+  const reload = () => Promise.all([list.reload(), stats.reload()]);
+  useServerEvents(["history."], () => void reload());
+  useEffect(() => setOffset(0), [settled, from, to]);
+
+  const page = list.data;
+  useEffect(() => {
+    if (page && page.items.length === 0 && page.offset > 0) setOffset(lastPageOffset(page.total, pageSize));
+  }, [page]);
+
+  const act = async (action: () => Promise<unknown>, done: string) => {
+    try {
+      await action();
+      toast(done, "success");
+      await reload();
+    } catch (error) {
+      toast(messageOf(error), "error");
+    }
+  };
+  const removeOne = (item: HistoryItem) =>
+    act(() => api(`/api/history/${item.id}`, json("DELETE")), "Deleted the dictation.");
+  const removeAll = () =>
+    act(() => api<{ deleted: number }>("/api/history", json("DELETE")), "Deleted all history.");
+  const filtered = Boolean(settled || from || to);
+
+  return (
+    <Screen
+      title="History"
+      actions={
+        <ConfirmButton
+          label="Delete all"
+          confirm="Confirm: delete all history"
+          disabled={!stats.data?.sessions}
+          onConfirm={() => void removeAll()}
+        />
+      }
+    >
+      <HistoryStatsPanel stats={stats} />
+      <div class="row toolbar">
+        <SearchBox id="history-search" label="Search dictations" value={search} onInput={setSearch} />
+        <div class="date-field">
+          <label for="history-from">From</label>
+          <input id="history-from" type="date" value={from} onInput={(e) => setFrom(e.currentTarget.value)} />
+        </div>
+        <div class="date-field">
+          <label for="history-to">To</label>
+          <input id="history-to" type="date" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
+        </div>
+        {filtered && (
+          <button
+            type="button"
+            class="toolbar-end"
+            onClick={() => {
+              setSearch("");
+              setFrom("");
+              setTo("");
+            }}
+          >
+            Clear filters
+          </button>
+        )}
+      </div>
+      <ErrorText error={list.error} />
+      {page && page.total === 0 && <EmptyHistory filtered={filtered} />}
+      {page && page.items.length > 0 && (
+        <ol
+          class="history-list"
+          aria-label="Dictations, newest first"
+          aria-busy={list.loading ? "true" : undefined}
+        >
+          {page.items.map((item) => (
+            <HistoryEntry key={item.id} item={item} onDelete={(entry) => void removeOne(entry)} />
+          ))}
+        </ol>
+      )}
+      {page && (
+        <Pager
+          label="History pages"
+          total={page.total}
+          limit={pageSize}
+          offset={page.offset}
+          onOffset={setOffset}
+        />
+      )}
+    </Screen>
+  );
 }
