@@ -214,6 +214,22 @@ for (const { name, key, other } of [
       await close(opened);
     }, 20_000);
 
+    test("pages through a long list", async () => {
+      const many = Array.from({ length: 55 }, (_, i) => ({
+        [key]: `word ${String(i).padStart(2, "0")}`,
+        [other]: "x",
+      }));
+      await call("POST", `${api}/import?mode=replace`, many);
+      const opened = await open(`/${name}`);
+      const pager = opened.page.getByRole("navigation", { name: /pages$/ });
+      await pager.getByText("1–50 of 55").waitFor();
+      expect(await rows(opened.page).count()).toBe(50);
+      await pager.getByRole("button", { name: "Next" }).click();
+      await pager.getByText("51–55 of 55").waitFor();
+      expect(await rows(opened.page).count()).toBe(5);
+      await close(opened);
+    }, 20_000);
+
     test("an import with bad rows lists the API's problems per line and changes nothing", async () => {
       await empty();
       await call("POST", api, { [key]: "keep me", [other]: "kept" });
@@ -402,6 +418,12 @@ describe("every data screen at desktop and phone sizes", () => {
         await page.emulateMedia({ colorScheme: "dark" });
         await page.screenshot({ path: screenshotPath(`console-${screen}-${label}-dark`), fullPage: true });
         expect({ screen, label, overflow }).toEqual({ screen, label, overflow: 0 });
+        if (label === "phone") {
+          // The narrowest phone in common use.
+          await page.setViewportSize({ width: 360, height: 740 });
+          const narrow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+          expect({ screen, narrow }).toEqual({ screen, narrow: 0 });
+        }
         await close(opened);
       }
     }
