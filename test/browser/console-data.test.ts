@@ -140,6 +140,11 @@ for (const { name, key, other } of [
       expect(await page.locator(`#${name}-new-${key}`).inputValue()).toBe("");
 
       await page.getByRole("button", { name: "Edit “kube control”" }).click();
+      // Edit puts the cursor in the row's first field.
+      await page.locator(`#${name}-edit-${created?.id}-field-${key}`).waitFor();
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(
+        `${name}-edit-${created?.id}-field-${key}`,
+      );
       const field = page.locator(`#${name}-edit-${created?.id}-field-${other}`);
       await field.fill("kubectl (CLI)");
       await field.press("Enter");
