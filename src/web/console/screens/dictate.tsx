@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, request } from "../api.ts";
 import { type Recording, startRecording } from "../audio/recorder.ts";
 import { useServerEvents } from "../events.ts";
+import { DefaultModelOffer } from "../model-offer.tsx";
 import { copyText, ErrorText, Screen } from "../ui.tsx";
 
 interface TranscribeResult {
@@ -180,14 +181,7 @@ export function DictateScreen() {
   const busy = phase === "sending" || phase === "starting";
   return (
     <Screen title="Dictate">
-      {needsModel && (
-        <div class="notice" role="status">
-          <p>
-            No speech model is installed yet, so svc cannot transcribe with the whisper engine. Download the
-            default model ({models?.defaultModel}) on the <a href="/models">Models</a> screen.
-          </p>
-        </div>
-      )}
+      {needsModel && <DefaultModelOffer onInstalled={loadModels} />}
       <section
         aria-label="Recorder (you can drop a recording file here)"
         class={`panel dictate ${dragging ? "dragging" : ""}`}
