@@ -1,0 +1,517 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Locator, Page } from "playwright-core";
+import { type RunningServer, startBinary } from "../helpers/binary.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
+import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
+import { type PinnedServer, startPinnedServer } from "../helpers/pinned-server.ts";
+import { syntheticModel } from "../helpers/synthetic-model.ts";
+
+// The Formats, Settings and Models screens and the first-run model offer in Chromium, against the
+// compiled binary; every change made in the page is checked through the HTTP API.
+
+let dir: string;
+let svc: RunningServer;
+let mirror: ModelMirror;
+let browser: Browser;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-console-config-"));
+  // The binary pins the real base.en (148 MB): this mirror's 1000-byte file is refused at once.
+  mirror = startModelMirror({ "ggml-base.en.bin": ggmlLikeFile(1000) });
+  svc = await startBinary({
+    SVC_DB_PATH: join(dir, "svc.db"),
+    SVC_MODELS_DIR: join(dir, "models"),
+    SVC_MODEL_BASE_URL: mirror.url,
+  });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  mirror?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(path: string, viewport: { width: number; height: number } = desktop, base = svc.url) {
+  return await openConsole(browser, `${base}${path}`, { viewport });
+}
+
+/**
+ * Asserts the page had no uncaught error and no console error (CSP refusals among them). Chromium
+ * also logs every error answer as "Failed to load resource"; a test that provokes one on purpose
+ * names its status in `expectedStatuses`.
+ */
+async function finish({ page, problems }: ConsolePage, screenshot?: string, expectedStatuses: number[] = []) {
+  if (screenshot) await page.screenshot({ path: screenshotPath(screenshot), fullPage: true });
+  const expected = expectedStatuses.map(
+    (status) => `console: Failed to load resource: the server responded with a status of ${status} `,
+  );
+  expect(problems.filter((problem) => !expected.some((text) => problem.startsWith(text)))).toEqual([]);
+  await page.context().close();
+}
+
+async function api<T>(path: string, init?: RequestInit, base = svc.url): Promise<T> {
+  const response = await fetch(`${base}${path}`, init);
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+const send = (method: string, body: unknown): RequestInit => ({
+  method,
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify(body),
+});
+
+/** Polls `read` until `ok` holds (the page acts asynchronously), failing with the last value. */
+async function eventually<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (performance.now() > deadline)
+      throw new Error(`condition not met; last value: ${JSON.stringify(value)}`);
+    await Bun.sleep(50);
+  }
+}
+
+interface SettingView {
+  value: unknown;
+  isDefault: boolean;
+}
+const setting = (key: string, base = svc.url) => api<SettingView>(`/api/settings/${key}`, undefined, base);
+
+interface Format {
+  id: number;
+  label: string;
+  appPattern: string;
+  enabled: boolean;
+  isBuiltin: boolean;
+  style: { endPunctuation: string; capitalize: boolean };
+}
+const formats = async () => (await api<{ items: Format[] }>("/api/formats?limit=500")).items;
+const formatNamed = async (label: string) => (await formats()).find((format) => format.label === label);
+
+interface ModelRow {
+  id: string;
+  installed: boolean;
+  active: boolean;
+}
+const modelRow = async (id: string, base: string) =>
+  (await api<{ models: ModelRow[] }>("/api/models", undefined, base)).models.find((model) => model.id === id);
+
+/** The value a `<progress>` shows when it is strictly between empty and full, else null. */
+async function intermediateProgress(page: Page, scope: string): Promise<number> {
+  const handle = await page.waitForFunction(
+    (selector) => {
+      const bar = document.querySelector<HTMLProgressElement>(`${selector} progress`);
+      return bar && bar.value > 0 && bar.value < bar.max ? bar.value : null;
+    },
+    scope,
+    { timeout: 15_000, polling: 20 },
+  );
+  return (await handle.jsonValue()) as number;
+}
+
+/** Form controls in the screen with no accessible name: no label, aria-label(ledby) or text. */
+const unlabelledControls = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>("main input, main select, main textarea, main button")]
+      .filter((control) =>
+        control.tagName === "BUTTON"
+          ? !control.textContent?.trim() && !control.getAttribute("aria-label")
+          : (control.labels?.length ?? 0) === 0 &&
+            !control.getAttribute("aria-label") &&
+            !control.getAttribute("aria-labelledby"),
+      )
+      .map((control) => control.outerHTML.slice(0, 120)),
+  );
+
+const field = (page: Page, key: string): Locator =>
+  page.locator("form.setting", { has: page.locator(`#setting-${key}`) });
+
+describe("the first-run model offer (compiled binary)", () => {
+  test("appears with no model installed and downloads nothing until its button is pressed", async () => {
+    const opened = await open("/");
+    const offer = opened.page.getByRole("region", { name: "No speech model is installed" });
+    await offer.waitFor();
+    expect(await offer.textContent()).toContain("base.en");
+    await Bun.sleep(1000);
+    expect(mirror.requests).toEqual([]);
+
+    await offer.getByRole("button", { name: /^Download base\.en/ }).click();
+    // The mirror's file is not the pinned one: models.failed, then lastFailure's sentence.
+    const failure = offer.getByText(/The download of base\.en failed:/);
+    await failure.waitFor();
+    expect(await failure.textContent()).toContain("offers 1000 bytes, not the 147964211 expected");
+    expect(mirror.requests.map((request) => request.path)).toEqual(["/models/ggml-base.en.bin"]);
+    await finish(opened, "config-offer-failed-desktop");
+  }, 60_000);
+
+  test("is not shown once the active model is installed", async () => {
+    mkdirSync(join(dir, "models"), { recursive: true });
+    copyFileSync(syntheticModel("micro"), join(dir, "models", "ggml-base.en.bin"));
+    expect(await modelRow("base.en", svc.url)).toMatchObject({ installed: true, active: true });
+    const opened = await open("/");
+    await opened.page.getByRole("heading", { name: "Dictate", exact: true }).waitFor();
+    // The screen decides from these two answers; once both are in, the offer would be drawn.
+    await opened.page.waitForFunction(() =>
+      ["/api/models", "/api/settings/stt_engine"].every((path) =>
+        performance.getEntriesByType("resource").some((entry) => entry.name.endsWith(path)),
+      ),
+    );
+    await Bun.sleep(300);
+    expect(await opened.page.getByRole("region", { name: /speech model/ }).count()).toBe(0);
+    await finish(opened);
+  }, 60_000);
+});
+
+describe("the Settings screen (compiled binary)", () => {
+  test("saves a field, shows the API's message at an invalid one and resets to the default", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    const timeout = page.getByLabel("LLM timeout (ms)");
+    await timeout.waitFor();
+    expect(await timeout.inputValue()).toBe("4000");
+    const form = field(page, "llm_timeout_ms");
+
+    await timeout.fill("5");
+    await form.getByRole("button", { name: "Save" }).click();
+    const message = page.locator("#setting-llm_timeout_ms-error");
+    await message.waitFor();
+    expect(await message.textContent()).toBe(
+      'Invalid value for setting "llm_timeout_ms": must be at least 500.',
+    );
+    expect(await timeout.getAttribute("aria-invalid")).toBe("true");
+    expect(await timeout.getAttribute("aria-describedby")).toContain("setting-llm_timeout_ms-error");
+    expect(await setting("llm_timeout_ms")).toMatchObject({ value: 4000, isDefault: true });
+
+    // Keyboard: Enter in the field saves it.
+    await timeout.fill("6000");
+    await timeout.press("Enter");
+    await eventually(
+      () => setting("llm_timeout_ms"),
+      (view) => view.value === 6000 && !view.isDefault,
+    );
+    await message.waitFor({ state: "detached" });
+    expect(await timeout.getAttribute("aria-invalid")).toBeNull();
+
+    await form.getByRole("button", { name: "Reset to default" }).click();
+    await eventually(
+      () => setting("llm_timeout_ms"),
+      (view) => view.isDefault && view.value === 4000,
+    );
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>("#setting-llm_timeout_ms")?.value === "4000",
+    );
+    await finish(opened, undefined, [400]);
+  }, 60_000);
+
+  test("booleans, JSON lists and write-only secrets", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    await page.getByLabel("History paused").check();
+    await field(page, "history_paused").getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => setting("history_paused"),
+      (view) => view.value === true,
+    );
+
+    const fillers = page.locator("#setting-filler_words");
+    await fillers.fill('["basically", "you know"');
+    await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
+    await page.locator("#setting-filler_words-error").getByText("This is not valid JSON").waitFor();
+    expect(await setting("filler_words")).toMatchObject({ value: [], isDefault: true });
+    await fillers.fill('["basically", "you know"]');
+    await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => setting("filler_words"),
+      (view) => JSON.stringify(view.value) === '["basically","you know"]',
+    );
+
+    const key = field(page, "llm_api_key");
+    expect(await key.locator(".badge").textContent()).toBe("not set");
+    await page.locator("#setting-llm_api_key").fill("sk-console-secret-1234");
+    await key.getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => setting("llm_api_key"),
+      (view) => JSON.stringify(view.value) === '{"set":true}',
+    );
+    await key.locator(".badge", { hasText: /^set$/ }).waitFor();
+    expect(await page.locator("#setting-llm_api_key").inputValue()).toBe("");
+    expect(await page.content()).not.toContain("sk-console-secret-1234");
+    await key.getByRole("button", { name: "Remove key" }).click();
+    await eventually(
+      () => setting("llm_api_key"),
+      (view) => JSON.stringify(view.value) === '{"set":false}',
+    );
+    await finish(opened);
+  }, 60_000);
+
+  test("follows changes made elsewhere (settings.changed)", async () => {
+    const opened = await open("/settings");
+    const tokens = opened.page.locator("#setting-whisper_max_tokens");
+    await tokens.waitFor();
+    await opened.page.waitForTimeout(300);
+    await api("/api/settings/whisper_max_tokens", send("PUT", { value: 96 }));
+    await opened.page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>("#setting-whisper_max_tokens")?.value === "96",
+    );
+    await finish(opened);
+  }, 60_000);
+});
+
+describe("the Formats screen (compiled binary)", () => {
+  test("creates, edits, tests, disables and deletes a format", async () => {
+    const opened = await open("/formats");
+    const { page } = opened;
+    await page.getByRole("button", { name: "New format" }).click();
+    const editor = page.getByRole("form", { name: "New format" });
+    await editor.getByLabel("Name").fill("Standup");
+    await editor.getByLabel("Apps it applies to").fill("url:");
+    await editor.getByRole("button", { name: "Create format" }).click();
+    const patternError = page.locator("#format-appPattern-error");
+    await patternError.waitFor();
+    expect(await patternError.textContent()).toBe('"url:" has nothing after the prefix');
+    expect(await page.locator("#format-appPattern").getAttribute("aria-invalid")).toBe("true");
+    expect(await formatNamed("Standup")).toBeUndefined();
+
+    await editor.getByLabel("Apps it applies to").fill("standupbot");
+    await editor.getByLabel("End of the text").selectOption("add");
+    await editor.getByRole("button", { name: "Create format" }).click();
+    const created = await eventually(() => formatNamed("Standup"), Boolean);
+    expect(created).toMatchObject({ appPattern: "standupbot", enabled: true, isBuiltin: false });
+    expect(created?.style.endPunctuation).toBe("add");
+
+    const item = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "Standup", exact: true }) });
+    await item.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("form", { name: "Edit “Standup”" });
+    await edit.getByLabel("Name").fill("Standup notes");
+    await edit.getByLabel("End of the text").selectOption("strip");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await eventually(
+      () => formatNamed("Standup notes"),
+      (format) => format?.style.endPunctuation === "strip",
+    );
+
+    const tester = page.getByRole("form", { name: "Try it" });
+    await tester.getByLabel("App name").fill("StandupBot");
+    await tester
+      .getByLabel("Sample text, as the speech engine writes it")
+      .fill("um the build is green comma ship it period");
+    await tester.getByRole("button", { name: "Test" }).click();
+    await tester.locator(".tester-match", { hasText: "Standup notes" }).waitFor();
+    const expected = await api<{ text: string }>("/api/post-process", {
+      ...send("POST", { text: "um the build is green comma ship it period" }),
+      headers: { "content-type": "application/json", "x-app-context": '{"app":"StandupBot"}' },
+    });
+    expect(expected.text).toBe("The build is green, ship it");
+    expect(await tester.locator("output").textContent()).toBe(expected.text);
+    await page.screenshot({ path: screenshotPath("config-formats-tester-desktop"), fullPage: true });
+
+    const notes = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "Standup notes", exact: true }) });
+    await notes.getByRole("checkbox", { name: "Standup notes enabled" }).uncheck();
+    await eventually(
+      () => formatNamed("Standup notes"),
+      (format) => format?.enabled === false,
+    );
+    // formats.changed reruns the tester: no format of the user's matches any more.
+    await tester.locator(".tester-match", { hasText: "No enabled format matches" }).waitFor();
+
+    await notes.getByRole("button", { name: "Delete" }).click();
+    await notes.getByRole("button", { name: "Click again to delete “Standup notes”" }).click();
+    await eventually(
+      () => formatNamed("Standup notes"),
+      (format) => format === undefined,
+    );
+    await notes.waitFor({ state: "detached" });
+    await finish(opened, undefined, [400]);
+  }, 60_000);
+
+  test("a built-in refuses deletion with the API's sentence and comes back with Reset built-ins", async () => {
+    const email = await formatNamed("Email");
+    if (!email) throw new Error("the Email built-in is missing");
+    await api(`/api/formats/${email.id}`, send("PATCH", { enabled: false, label: "Mail" }));
+    const opened = await open("/formats");
+    const { page } = opened;
+    const item = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "Mail", exact: true }) });
+    await item.getByRole("button", { name: "Delete" }).click();
+    await item.getByRole("button", { name: /^Click again/ }).click();
+    await item.getByText(`Format ${email.id} is built in and cannot be deleted.`).waitFor();
+
+    await page.getByRole("button", { name: "Reset built-ins" }).click();
+    await page.getByRole("button", { name: "Click again to restore every built-in" }).click();
+    await eventually(
+      () => formatNamed("Email"),
+      (format) => format?.enabled === true,
+    );
+    await page.getByRole("heading", { name: "Email", exact: true }).waitFor();
+
+    // A format added over the API appears without a reload (formats.changed).
+    await api("/api/formats", send("POST", { label: "From curl", appPattern: "curlapp" }));
+    await page.getByRole("heading", { name: "From curl", exact: true }).waitFor();
+    await finish(opened, undefined, [409]);
+  }, 60_000);
+});
+
+describe("the Models screen (compiled binary)", () => {
+  test("switches the engine and shows the remote engine's settings, the key write-only", async () => {
+    const opened = await open("/models");
+    const { page } = opened;
+    await page.getByRole("button", { name: "Use remote" }).click();
+    await eventually(
+      () => setting("stt_engine"),
+      (view) => view.value === "remote",
+    );
+    const remote = page.getByRole("region", { name: "Remote server" });
+    await remote.getByLabel("Remote speech base URL").fill("http://127.0.0.1:9/v1");
+    await field(page, "remote_stt_base_url").getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => setting("remote_stt_base_url"),
+      (view) => view.value === "http://127.0.0.1:9/v1",
+    );
+    await page.locator("#setting-remote_stt_api_key").fill("sk-remote-secret-5678");
+    await field(page, "remote_stt_api_key").getByRole("button", { name: "Save" }).click();
+    await eventually(
+      () => setting("remote_stt_api_key"),
+      (view) => JSON.stringify(view.value) === '{"set":true}',
+    );
+    expect(await page.content()).not.toContain("sk-remote-secret-5678");
+    await page.screenshot({ path: screenshotPath("config-models-remote-desktop"), fullPage: true });
+
+    await page.getByRole("button", { name: "Use whisper" }).click();
+    await eventually(
+      () => setting("stt_engine"),
+      (view) => view.value === "whisper",
+    );
+    await remote.waitFor({ state: "detached" });
+    await finish(opened);
+  }, 60_000);
+});
+
+describe("each screen at desktop and phone sizes", () => {
+  for (const [size, viewport] of [
+    ["desktop", desktop],
+    ["phone", phone],
+  ] as const) {
+    test(`Formats, Settings and Models at ${size} size: no errors, all labelled, nothing too wide`, async () => {
+      for (const [path, ready] of [
+        ["/formats", "Built-in formats"],
+        ["/settings", "LLM cleanup"],
+        ["/models", "Whisper models"],
+      ] as const) {
+        const opened = await open(path, viewport);
+        await opened.page.getByRole("heading", { name: ready }).waitFor();
+        const overflow = await opened.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+        expect(overflow).toBeLessThanOrEqual(0);
+        expect(await unlabelledControls(opened.page)).toEqual([]);
+        const ids = await opened.page.evaluate(() =>
+          [...document.querySelectorAll("[id]")].map((node) => node.id),
+        );
+        expect(ids.filter((id, index) => ids.indexOf(id) !== index)).toEqual([]);
+        await finish(opened, `config-${path.slice(1)}-${size}`);
+      }
+    }, 60_000);
+  }
+});
+
+describe("model downloads from a mirror serving the pinned files", () => {
+  let pinnedDir: string;
+  let pinned: PinnedServer;
+  let pinnedMirror: ModelMirror;
+
+  beforeAll(() => {
+    pinnedDir = mkdtempSync(join(tmpdir(), "svc-console-models-"));
+    const base = whisperModelFile(3, 16);
+    const tiny = whisperModelFile(4, 16);
+    pinnedMirror = startModelMirror({ "ggml-base.en.bin": base, "ggml-tiny.en.bin": tiny });
+    // About 30 chunks, 100 ms apart: several models.progress events (4 a second at most).
+    pinnedMirror.pace = { chunkBytes: 64 * 1024, delayMs: 100 };
+    pinned = startPinnedServer({
+      modelsDir: join(pinnedDir, "models"),
+      modelBaseUrl: pinnedMirror.url,
+      modelPresets: [presetFor("base.en", base), presetFor("tiny.en", tiny)],
+    });
+  });
+
+  afterAll(async () => {
+    await pinned?.stop();
+    pinnedMirror?.stop();
+    rmSync(pinnedDir, { recursive: true, force: true });
+  });
+
+  test("the first-run offer installs the default model with a moving progress bar", async () => {
+    const opened = await open("/", desktop, pinned.url);
+    const offer = opened.page.getByRole("region", { name: "No speech model is installed" });
+    await offer.waitFor();
+    await Bun.sleep(500);
+    expect(pinnedMirror.requests).toEqual([]);
+    await offer.getByRole("button", { name: /^Download base\.en/ }).click();
+    const value = await intermediateProgress(opened.page, ".model-offer");
+    expect(value).toBeGreaterThan(0);
+    expect(await offer.locator(".progress-text").textContent()).toMatch(/^\d+% · /);
+    await opened.page.screenshot({ path: screenshotPath("config-offer-progress-desktop") });
+    // models.installed: the offer calls onInstalled and the Dictate screen drops it.
+    await offer.waitFor({ state: "detached", timeout: 20_000 });
+    expect(await modelRow("base.en", pinned.url)).toMatchObject({ installed: true, active: true });
+    await finish(opened);
+  }, 60_000);
+
+  test("the Models screen downloads a model, makes it active and guards deleting it", async () => {
+    const opened = await open("/models", phone, pinned.url);
+    const { page } = opened;
+    const card = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "tiny.en", exact: true }) });
+    await card.getByRole("button", { name: /^Download tiny\.en/ }).click();
+    await card.locator(".badge", { hasText: "downloading" }).waitFor();
+    const value = await intermediateProgress(page, ".model-card:has(#model-tiny-en)");
+    expect(value).toBeLessThan(100);
+    await page.screenshot({ path: screenshotPath("config-models-progress-phone"), fullPage: true });
+    await card.locator(".badge", { hasText: "installed" }).waitFor({ timeout: 20_000 });
+    expect(await modelRow("tiny.en", pinned.url)).toMatchObject({ installed: true, active: false });
+
+    await card.getByRole("button", { name: "Use tiny.en" }).click();
+    await eventually(
+      () => setting("stt_model", pinned.url),
+      (view) => view.value === "tiny.en",
+    );
+    await card.locator(".badge", { hasText: "active" }).waitFor();
+
+    await card.getByRole("button", { name: "Delete tiny.en", exact: true }).click();
+    await card.getByRole("button", { name: "Click again to delete tiny.en" }).click();
+    await card.getByText('"tiny.en" is the active speech model').waitFor();
+    expect(await modelRow("tiny.en", pinned.url)).toMatchObject({ installed: true });
+
+    const base = page
+      .getByRole("listitem")
+      .filter({ has: page.getByRole("heading", { name: "base.en", exact: true }) });
+    await base.getByRole("button", { name: "Use base.en" }).click();
+    await eventually(
+      () => setting("stt_model", pinned.url),
+      (view) => view.value === "base.en",
+    );
+    await card.getByRole("button", { name: "Delete tiny.en", exact: true }).click();
+    await card.getByRole("button", { name: "Click again to delete tiny.en" }).click();
+    await eventually(
+      () => modelRow("tiny.en", pinned.url),
+      (row) => row?.installed === false,
+    );
+    await card.getByRole("button", { name: /^Download tiny\.en/ }).waitFor();
+    await finish(opened, undefined, [409]);
+  }, 60_000);
+});
