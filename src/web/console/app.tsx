@@ -2,6 +2,7 @@ import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { onConnectionChange } from "./events.ts";
+import { iconGlyph } from "./icons.ts";
 import { pluginPagePath, screens } from "./paths.ts";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
 import { interceptLinks, useLocation } from "./router.ts";
@@ -50,11 +51,9 @@ function Nav(props: { path: string }) {
             return (
               <li key={path}>
                 <a href={path} aria-current={current(path)} title={pluginTitle(plugin)}>
-                  {plugin.icon && (
-                    <span class="nav-icon" aria-hidden="true">
-                      {plugin.icon}
-                    </span>
-                  )}
+                  <span class="nav-icon" aria-hidden="true">
+                    {iconGlyph(plugin.icon)}
+                  </span>
                   {page.title}
                   {plugin.dev && <span class="badge">DEV</span>}
                 </a>

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { api, json, query } from "../api.ts";
+import { iconGlyph } from "../icons.ts";
 import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useAction } from "../ui.tsx";
@@ -86,7 +87,7 @@ function PluginRow(props: { plugin: PluginInfo }) {
     <li class="panel plugin">
       <div class="row">
         <h3 class="grow">
-          {plugin.icon && <span aria-hidden="true">{plugin.icon} </span>}
+          <span aria-hidden="true">{iconGlyph(plugin.icon)} </span>
           {pluginTitle(plugin)}
           {plugin.dev && <span class="badge">DEV</span>}
           <span class={`badge ${state.tone}`}>{state.label}</span>
