@@ -34,6 +34,8 @@ export function interceptLinks(root: HTMLElement): void {
     const link = (event.target as Element | null)?.closest?.("a[href]");
     if (!(link instanceof HTMLAnchorElement) || link.target || link.origin !== location.origin) return;
     if (link.pathname.startsWith("/api/") || link.hasAttribute("download")) return;
+    // A link within this page (the skip link to #main) keeps the browser's own behaviour.
+    if (link.hash && link.pathname === location.pathname) return;
     event.preventDefault();
     navigate(link.pathname + link.search);
   });
