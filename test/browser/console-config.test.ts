@@ -5,7 +5,14 @@ import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { launchChromium } from "../helpers/browser.ts";
-import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import {
+  type ConsolePage,
+  desktop,
+  openConsole,
+  phone,
+  screenshotPath,
+  unlabelledControls,
+} from "../helpers/console.ts";
 import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
 import { type PinnedServer, startPinnedServer } from "../helpers/pinned-server.ts";
@@ -120,20 +127,6 @@ async function intermediateProgress(page: Page, scope: string): Promise<number> 
   );
   return (await handle.jsonValue()) as number;
 }
-
-/** Form controls in the screen with no accessible name: no label, aria-label(ledby) or text. */
-const unlabelledControls = (page: Page): Promise<string[]> =>
-  page.evaluate(() =>
-    [...document.querySelectorAll<HTMLInputElement>("main input, main select, main textarea, main button")]
-      .filter((control) =>
-        control.tagName === "BUTTON"
-          ? !control.textContent?.trim() && !control.getAttribute("aria-label")
-          : (control.labels?.length ?? 0) === 0 &&
-            !control.getAttribute("aria-label") &&
-            !control.getAttribute("aria-labelledby"),
-      )
-      .map((control) => control.outerHTML.slice(0, 120)),
-  );
 
 const field = (page: Page, key: string): Locator =>
   page.locator("form.setting", { has: page.locator(`#setting-${key}`) });

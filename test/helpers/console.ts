@@ -37,3 +37,17 @@ export function screenshotPath(name: string): string {
   mkdirSync(dir, { recursive: true });
   return join(dir, `${name}.png`);
 }
+
+/** Form controls in the screen with no accessible name: no label, aria-label(ledby) or text. */
+export const unlabelledControls = (page: Page): Promise<string[]> =>
+  page.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement>("main input, main select, main textarea, main button")]
+      .filter((control) =>
+        control.tagName === "BUTTON"
+          ? !control.textContent?.trim() && !control.getAttribute("aria-label")
+          : (control.labels?.length ?? 0) === 0 &&
+            !control.getAttribute("aria-label") &&
+            !control.getAttribute("aria-labelledby"),
+      )
+      .map((control) => control.outerHTML.slice(0, 120)),
+  );

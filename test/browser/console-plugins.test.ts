@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { type RunningServer, startBinary } from "../helpers/binary.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+
+// The Plugins screen and a plugin page inside the console, against the compiled binary: the
+// profanity filter (carried by svc, so installing it needs no registry) end to end.
+
+let dir: string;
+let svc: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-console-plugins-"));
+  // The registry points nowhere: the bundled copy must be what installs.
+  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db"), SVC_NPM_REGISTRY: "http://127.0.0.1:9" });
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const api = async <T>(path: string): Promise<T> => (await (await fetch(`${svc.url}${path}`)).json()) as T;
+
+describe("plugins in the console", () => {
+  test("install with Enable now, open its page from the menu, use it through window.svc", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`);
+    await page.getByLabel("npm package name").fill("@svc/profanity-filter");
+    await page.getByRole("checkbox", { name: "Enable now" }).check();
+    await page.getByRole("button", { name: "Install" }).click();
+    await page.locator(".toast", { hasText: "Installed Profanity filter" }).waitFor({ timeout: 15_000 });
+    const card = page.locator("li.plugin", { hasText: "@svc/profanity-filter" });
+    await card.locator(".badge", { hasText: "on" }).waitFor();
+    expect(await card.textContent()).toContain("✨");
+
+    // Its page is in the menu, with its icon, and opens in the console.
+    const link = page.getByRole("navigation").getByRole("link", { name: "Profanity filter" });
+    await link.click();
+    expect(new URL(page.url()).pathname).toBe("/plugins/svc-profanity-filter/profanity-filter");
+    const frame = page.frameLocator("iframe.plugin-frame");
+    await frame.locator("#rows tr").first().waitFor({ timeout: 10_000 });
+    expect(await page.locator("iframe.plugin-frame").getAttribute("sandbox")).toBe("allow-scripts");
+
+    // A word added inside the frame reaches the plugin's route, and its toast shows in the console.
+    await frame.getByLabel("Word or phrase").fill("blimey");
+    await frame.getByLabel("Replacements").fill("goodness, gosh");
+    await frame.getByRole("button", { name: "Add" }).click();
+    await page.locator(".toast", { hasText: 'Added "blimey"' }).waitFor({ timeout: 10_000 });
+    const words = await api<{ replacements: { word: string; alternatives: string[] }[] }>(
+      "/api/plugins/svc-profanity-filter/replacements",
+    );
+    expect(words.replacements).toContainEqual({ word: "blimey", alternatives: ["goodness", "gosh"] });
+    await page.screenshot({ path: screenshotPath("plugin-page-desktop") });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  test("disable takes the page out of the menu; uninstall removes the plugin", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`, { viewport: phone });
+    const card = page.locator("li.plugin", { hasText: "@svc/profanity-filter" });
+    await card.getByRole("button", { name: "Disable" }).click();
+    await card.locator(".badge", { hasText: "off" }).waitFor();
+    await page
+      .getByRole("navigation")
+      .getByRole("link", { name: "Profanity filter" })
+      .waitFor({ state: "detached" });
+    // The page of a plugin that is off says so instead of framing it.
+    await page.goto(`${svc.url}/plugins/svc-profanity-filter/profanity-filter`);
+    await page.getByText("No enabled plugin has this page.").waitFor();
+    await page.goto(`${svc.url}/plugins`);
+    const uninstall = page.locator("li.plugin", { hasText: "@svc/profanity-filter" }).getByRole("button", {
+      name: "Uninstall",
+    });
+    await uninstall.click();
+    await page.getByRole("button", { name: /Click again to uninstall/ }).click();
+    await page.getByText("No plugins yet.").waitFor({ timeout: 10_000 });
+    expect((await api<{ items: unknown[] }>("/api/plugins")).items).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  test("an unknown package gets the registry's sentence at the form", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`, { viewport: desktop });
+    await page.getByLabel("npm package name").fill("not a package!");
+    await page.getByRole("button", { name: "Install" }).click();
+    const error = page.locator("#install-error");
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/package name/i);
+    // The refused request is the one console error Chromium logs.
+    expect(problems.filter((problem) => !problem.includes("400"))).toEqual([]);
+    await page.context().close();
+  }, 30_000);
+});

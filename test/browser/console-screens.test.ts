@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { type RunningServer, startBinary } from "../helpers/binary.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { desktop, openConsole, phone, screenshotPath, unlabelledControls } from "../helpers/console.ts";
+
+// Every screen of the console, and a plugin page, at a desktop and a phone size against the
+// compiled binary: no uncaught error and no CSP violation, every control named, nothing wider
+// than the screen, and a screenshot of each (bench-results/screenshots, a CI artifact).
+
+let dir: string;
+let svc: RunningServer;
+let browser: Browser;
+
+const screens = [
+  ["/", "Dictate"],
+  ["/history", "History"],
+  ["/dictionary", "Dictionary"],
+  ["/vocabulary", "Vocabulary"],
+  ["/formats", "Formats"],
+  ["/models", "Models"],
+  ["/settings", "Settings"],
+  ["/plugins", "Plugins"],
+  ["/plugins/svc-profanity-filter/profanity-filter", "Profanity filter"],
+] as const;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "svc-console-screens-"));
+  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db"), SVC_NPM_REGISTRY: "http://127.0.0.1:9" });
+  const installed = await fetch(`${svc.url}/api/plugins/install`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ npmName: "@svc/profanity-filter", enable: true }),
+  });
+  expect(installed.status).toBe(201);
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("every console screen", () => {
+  for (const [size, viewport] of [
+    ["desktop", desktop],
+    ["phone", phone],
+  ] as const) {
+    test(`at ${size} size: no errors, every control named, nothing too wide`, async () => {
+      const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport });
+      for (const [path, title] of screens) {
+        // Through the menu, as a person moves around (the document is loaded once).
+        await page
+          .getByRole("navigation", { name: "svc" })
+          .getByRole("link", { name: title, exact: true })
+          .click();
+        await page.locator("#screen-title", { hasText: title }).waitFor();
+        expect(new URL(page.url()).pathname).toBe(path);
+        await page.waitForLoadState("networkidle");
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+        expect({ path, overflow }).toEqual({ path, overflow: 0 });
+        expect({ path, unlabelled: await unlabelledControls(page) }).toEqual({ path, unlabelled: [] });
+        await page.screenshot({ path: screenshotPath(`screen-${path.split("/")[1] || "dictate"}-${size}`) });
+      }
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 90_000);
+  }
+
+  test("is keyboard-operable: a skip link first, then visible focus", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/history`);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    await page.keyboard.press("Tab");
+    const outline = await page.evaluate(() => {
+      const focused = document.activeElement;
+      return focused ? getComputedStyle(focused).outlineStyle : "none";
+    });
+    expect(outline).not.toBe("none");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 30_000);
+
+  test("follows the system's dark scheme", async () => {
+    const context = await browser.newContext({ colorScheme: "dark", viewport: desktop });
+    const page = await context.newPage();
+    await page.goto(`${svc.url}/`);
+    await page.locator("#screen-title").waitFor();
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).not.toBe(light);
+    // Dark means dark: the sum of the channels is low.
+    const sum = (rgb: string) =>
+      (rgb.match(/\d+/g) ?? []).slice(0, 3).reduce((total, n) => total + Number(n), 0);
+    expect(sum(background)).toBeLessThan(150);
+    expect(sum(light)).toBeGreaterThan(600);
+    await page.screenshot({ path: screenshotPath("screen-dictate-dark") });
+    await context.close();
+  }, 30_000);
+});
