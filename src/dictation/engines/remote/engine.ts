@@ -55,7 +55,10 @@ export function createRemoteEngine(options: RemoteEngineOptions): SpeechEngine {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const retries = options.retries ?? 2;
   const retryDelayMs = options.retryDelayMs ?? 250;
-  const headers: Record<string, string> = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
+  // Another svc upstream (scale-out) answers its engine's text: this svc runs the text pipeline
+  // once, with its own dictionary and plugins. Other servers ignore the header.
+  const headers: Record<string, string> = { "x-skip-post-process": "true" };
+  if (options.apiKey) headers.Authorization = `Bearer ${options.apiKey}`;
   let format: ResponseFormat = "verbose_json";
   let closed = false;
 
