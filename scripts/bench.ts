@@ -19,6 +19,7 @@ const suites: Record<string, Suite> = {
   audio: { load: () => import("./bench/audio.ts") },
   engines: { load: () => import("./bench/engines.ts") },
   transcribe: { load: () => import("./bench/transcribe.ts") },
+  openai: { load: () => import("./bench/openai.ts") },
   memory: { load: () => import("./bench/memory.ts") },
   // Debian's Chromium drives the console as a person's browser would.
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },

@@ -17,7 +17,7 @@ const runs = Number(process.env.BENCH_RUNS ?? 3);
 const goforward = "/usr/share/pocketsphinx/test/data/goforward.raw";
 
 /** Real speech looped to `seconds` (goforward.raw when installed, else a voiced synthetic signal). */
-function speech(seconds: number): Float32Array {
+export function speech(seconds: number): Float32Array {
   let source: Float32Array;
   if (existsSync(goforward)) {
     const bytes = readFileSync(goforward);
@@ -34,7 +34,7 @@ function speech(seconds: number): Float32Array {
   return out;
 }
 
-const tokensFor = (seconds: number) => Math.max(8, Math.ceil(seconds * 3.5));
+export const tokensFor = (seconds: number) => Math.max(8, Math.ceil(seconds * 3.5));
 
 async function median(times: number, fn: () => Promise<unknown>): Promise<number> {
   const samples: number[] = [];
