@@ -44,6 +44,12 @@ describe("the console document", () => {
     },
   );
 
+  test("asks the browser to fetch the first screen's files early (Link preload)", async () => {
+    const res = await t.request("/");
+    const [, css, script] = await documentAssets();
+    expect(res.headers.get("link")).toBe(`<${css}>; rel=preload; as=style, <${script}>; rel=modulepreload`);
+  });
+
   test("names frames from the host the page was asked for", async () => {
     const res = await t.request("http://127.0.0.1:4649/", { headers: { host: "127.0.0.1:4649" } });
     expect(res.headers.get("content-security-policy")).toContain(
