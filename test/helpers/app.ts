@@ -9,7 +9,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
-import { createEventBus, type ServerEvent } from "../../src/events.ts";
+import { createEventBus, type EventBus, type ServerEvent } from "../../src/events.ts";
 import { type ApiDocs, routeErrors } from "../../src/http/api-docs.ts";
 import type { BodyLimits } from "../../src/http/body-guard.ts";
 import { rawPath } from "../../src/http/raw-path.ts";
@@ -23,6 +23,8 @@ export interface TestApp {
   db: Database;
   /** Every event published while the test ran. */
   events: ServerEvent[];
+  /** The bus they were published on (a test serving /api/events subscribes its socket to it). */
+  bus: EventBus;
   /** Log lines written while the test ran (parsed JSON). */
   logs: Record<string, unknown>[];
   logger: Logger;
@@ -155,5 +157,5 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, logs, logger, services, plugins, models, dictation, request, json };
+  return { app, db, events, bus, logs, logger, services, plugins, models, dictation, request, json };
 }

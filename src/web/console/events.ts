@@ -12,7 +12,9 @@ type Listener = (event: ServerEvent) => void;
 const listeners = new Set<Listener>();
 let socket: WebSocket | undefined;
 let retryDelay = 500;
-let connected = false;
+// Unknown until the first socket opens or closes: the console does not claim to be offline while
+// it is still connecting.
+let connected: boolean | undefined;
 const statusListeners = new Set<(connected: boolean) => void>();
 
 function setConnected(value: boolean) {
@@ -71,10 +73,10 @@ export function useServerEvents(types: readonly string[], handler: Listener): vo
   }, [key]);
 }
 
-/** Whether the events socket is open now, and a hook to follow it. */
+/** Follows whether the events socket is up (true until a connection is lost). */
 export function onConnectionChange(listener: (connected: boolean) => void): () => void {
   connect();
   statusListeners.add(listener);
-  listener(connected);
+  listener(connected !== false);
   return () => statusListeners.delete(listener);
 }
