@@ -1,45 +1,21 @@
 // Speech models as GET /api/models describes them, kept current by the models.* events, and the
 // download control the first-run offer and the Models screen share.
 import { useEffect, useRef, useState } from "preact/hooks";
+import type {
+  DownloadState,
+  ModelEntry,
+  ModelsOverview,
+} from "../../dictation/engines/whisper/models/overview.ts";
 import { api, json } from "./api.ts";
 import { onConnectionChange, type ServerEvent, useServerEvents } from "./events.ts";
 import { ErrorText, formatBytes, useAction, useResource } from "./ui.tsx";
 
-export interface DownloadState {
-  id: string;
-  receivedBytes: number;
-  totalBytes: number | null;
-  bytesPerSecond: number;
-  resumedFrom: number;
-  percent: number | null;
-  startedAt: string;
-}
-
-export interface ModelEntry {
-  id: string;
-  file: string;
-  preset: boolean;
-  description: string | null;
-  languages: "en" | "multilingual" | null;
-  quantization: "f16" | "q5_1" | null;
-  sizeBytes: number;
-  sha256: string | null;
-  installed: boolean;
-  active: boolean;
-  partialBytes: number;
-  download: DownloadState | null;
-  lastFailure: { code: string; message: string; at: string } | null;
-}
-
-export interface ModelsOverview {
-  active: string;
-  activeInstalled: boolean;
-  defaultModel: string;
-  baseUrl: string;
-  modelsDir: string;
-  models: ModelEntry[];
-  downloads: DownloadState[];
-}
+// The API's shapes, as the server declares them (type imports only: nothing of the server is bundled).
+export type {
+  DownloadState,
+  ModelEntry,
+  ModelsOverview,
+} from "../../dictation/engines/whisper/models/overview.ts";
 
 export interface ModelDownloads {
   overview: ModelsOverview | undefined;

@@ -1,36 +1,13 @@
 // The installed plugins, shared by the navigation (their pages) and the Plugins screen, kept
 // current by the plugins.* events.
 import { useEffect, useState } from "preact/hooks";
+import type { PluginPageView, PluginStatus } from "../../plugins/types.ts";
 import { api } from "./api.ts";
 import { onServerEvent } from "./events.ts";
 
-export interface PluginPageInfo {
-  id: string;
-  title: string;
-  entry: string;
-  url: string;
-}
-
-export interface PluginInfo {
-  name: string;
-  specifier: string;
-  slug: string;
-  version: string | null;
-  description: string | null;
-  displayName: string | null;
-  icon: string | null;
-  listed: boolean;
-  enabled: boolean;
-  installed: boolean;
-  loaded: boolean;
-  dev: boolean;
-  label: string | null;
-  pages: PluginPageInfo[];
-  hooks: string[];
-  ignoredHooks: string[];
-  routes: boolean;
-  error: { stage: string; message: string } | null;
-}
+// The API's shapes, as the server declares them (type imports only: nothing of the server is bundled).
+export type PluginInfo = PluginStatus;
+export type PluginPageInfo = PluginPageView;
 
 interface State {
   plugins: PluginInfo[];

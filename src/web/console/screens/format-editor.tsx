@@ -1,30 +1,14 @@
 // The form that creates a format (POST /api/formats) or changes one (PATCH /api/formats/:id),
 // with the API's validation messages shown at the fields they concern.
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { FormatStyle } from "../../../formats/style.ts";
+import type { Format } from "../../../formats/types.ts";
 import { ApiError, api, json } from "../api.ts";
 import { toast } from "../toast.tsx";
 import { ErrorText, useAction } from "../ui.tsx";
 
-export interface FormatStyle {
-  capitalize: boolean;
-  spokenPunctuation: boolean;
-  removeFillers: boolean;
-  endPunctuation: "keep" | "add" | "strip";
-}
-
-export interface Format {
-  id: number;
-  label: string;
-  appPattern: string;
-  instructions: string;
-  enabled: boolean;
-  priority: number;
-  style: FormatStyle;
-  isBuiltin: boolean;
-  builtinKey: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+// The API's shape, as the server declares it (a type import: nothing of the server is bundled).
+export type { Format } from "../../../formats/types.ts";
 
 type Draft = Pick<Format, "label" | "appPattern" | "instructions" | "enabled" | "style"> & {
   priority: string;
