@@ -73,9 +73,16 @@ describe("the Dictate screen", () => {
     expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
     expect(await page.locator(".timings").textContent()).toContain("engine");
     await page.screenshot({ path: screenshotPath("dictate-result-desktop") });
-    expect((await historyTexts()).some((item) => item.toLowerCase().includes("go forward ten meters"))).toBe(
-      true,
-    );
+    expect((await historyTexts()).some((item) => /go forward ten meters/i.test(item))).toBe(true);
+    // And on the History screen, reached from the menu.
+    await page
+      .getByRole("navigation", { name: "svc" })
+      .getByRole("link", { name: "History", exact: true })
+      .click();
+    await page
+      .getByText(/go forward ten meters/i)
+      .first()
+      .waitFor({ timeout: 10_000 });
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);
