@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import { createVad } from "../../../src/dictation/vad/vad.ts";
+import { goForward, librivoxClips } from "../../helpers/sphinx-testdata.ts";
+import { backgrounds } from "./noise.ts";
+
+// The energy detector, as svc uses it when Silero cannot load (here: a loader that fails as a
+// missing model file would).
+
+function fallbackVad() {
+  const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+  const vad = createVad({
+    logger: { info: () => {}, warn: (message, fields) => warnings.push({ message, fields }) },
+    load: async () => {
+      throw new Error("ENOENT: no such file or directory, open 'silero_vad_v6.onnx'");
+    },
+  });
+  return { vad, warnings };
+}
+
+describe("the energy fallback", () => {
+  test("takes over when the model cannot load, and says why once", async () => {
+    const { vad, warnings } = fallbackVad();
+    expect(await vad.warmUp()).toBe("energy");
+    await vad.hasSpeech(goForward());
+    await vad.speechRegions(goForward());
+    expect(vad.kind).toBe("energy");
+    expect(warnings).toEqual([
+      {
+        message: "Silero VAD could not load; detecting speech by its energy instead",
+        fields: { reason: "ENOENT: no such file or directory, open 'silero_vad_v6.onnx'" },
+      },
+    ]);
+  });
+
+  test("finds goforward's words, inside the clip", async () => {
+    const { vad } = fallbackVad();
+    const regions = await vad.speechRegions(goForward());
+    expect(regions.length).toBe(1);
+    expect(regions[0]?.startMs).toBeGreaterThan(200);
+    expect(regions[0]?.startMs).toBeLessThanOrEqual(470);
+    expect(regions[0]?.endMs).toBeGreaterThanOrEqual(2120);
+    expect(regions[0]?.endMs).toBeLessThanOrEqual(2790);
+  });
+
+  test("finds speech in every LibriVox clip", async () => {
+    const { vad } = fallbackVad();
+    for (const clip of librivoxClips()) {
+      expect({ clip: clip.id, speech: await vad.hasSpeech(clip.pcm) }).toEqual({
+        clip: clip.id,
+        speech: true,
+      });
+    }
+  });
+
+  test("finds none in silence, steady noise, hum or room tone", async () => {
+    const { vad } = fallbackVad();
+    expect(await vad.hasSpeech(new Float32Array(16_000 * 3))).toBe(false);
+    for (const { name, pcm } of backgrounds(5)) {
+      expect({ name, regions: await vad.speechRegions(pcm) }).toEqual({ name, regions: [] });
+    }
+  });
+});
