@@ -12,6 +12,7 @@ import { createScheduler } from "./scheduler.ts";
 import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
 import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
+import { createVad, type Vad } from "./vad/vad.ts";
 
 export interface DictationOptions {
   services: Services;
@@ -32,9 +33,11 @@ export interface Dictation {
   pipeline: TextPipeline;
   transcriber: Transcriber;
   engines: EngineProvider;
+  /** The voice-activity detector (Silero, loaded on first use or at warm-up). */
+  vad: Vad;
   /**
-   * Loads the selected engine in the background, so the first dictation after start (or after
-   * choosing another engine or model) does not pay for it. Failures (no model yet) are only logged.
+   * Loads the selected engine and the voice-activity detector in the background, so the first
+   * dictation after start (or after choosing another engine or model) does not pay for them. Failures (no model yet) are only logged.
    */
   warmUp(): Promise<void>;
   close(): Promise<void>;
@@ -61,6 +64,7 @@ export function createDictation(options: DictationOptions): Dictation {
     estimateMs: (lane) => (lane === "batch" ? 4000 : 1500),
     concurrency: () => engineDefinition(services.settings.get("stt_engine")).concurrency(services.settings),
   });
+  const vad = createVad({ logger });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
     engine: (override, choice) => engines.current(override, choice),
@@ -90,11 +94,12 @@ export function createDictation(options: DictationOptions): Dictation {
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
     }),
+    hasSpeech: (pcm, signal) => vad.hasSpeech(pcm, signal),
     beforeTranscribe: () => options.transcriptHooks?.().beforeTranscribe ?? [],
     warn: (message, fields) => logger.warn(message, fields),
   });
   // Audio decoders stay lazy: each compressed codec holds tens of MB of WASM memory once used.
-  const warmUp = async () => {
+  const warmUpEngine = async () => {
     const started = performance.now();
     try {
       const engine = await engines.current();
@@ -113,9 +118,13 @@ export function createDictation(options: DictationOptions): Dictation {
       }
     }
   };
+  // The detector logs which one loaded (Silero, or the energy fallback and why).
+  const warmUp = async () => {
+    await Promise.all([warmUpEngine(), vad.warmUp()]);
+  };
   // A new engine or model is loaded as soon as it is chosen, not by the next dictation.
   services.settings.onChange((key) => {
-    if (isKnownSetting(key) && engineSettingKeys.has(key)) void warmUp();
+    if (isKnownSetting(key) && engineSettingKeys.has(key)) void warmUpEngine();
   });
-  return { pipeline, transcriber, engines, warmUp, close: () => engines.close() };
+  return { pipeline, transcriber, engines, vad, warmUp, close: () => engines.close() };
 }

@@ -1,4 +1,4 @@
-import { AppError } from "../errors.ts";
+import { AppError, reasonOf } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
 import {
@@ -62,6 +62,11 @@ export interface TranscriberDeps {
     hookTimeoutMs: number;
     engine: EngineId;
   };
+  /**
+   * Whether the audio holds speech (the voice-activity detector). Audio without any answers empty
+   * text without reaching the engine; absent, only near-silent audio is kept from it.
+   */
+  hasSpeech?(pcm: Float32Array, signal: AbortSignal): Promise<boolean>;
   /** Plugin `beforeTranscribe` hooks, in order; absent or empty: the audio goes to the engine as is. */
   beforeTranscribe?(): readonly BeforeTranscribeHook[];
   /** Reports a plugin hook's failure (the dictation goes on without its changes). */
@@ -205,6 +210,25 @@ export function createTranscriber(deps: TranscriberDeps) {
     return { text, language: detected, segments: text === "" ? [] : segments };
   }
 
+  /** A detector that fails lets the audio through: a dictation is worth more than the time saved. */
+  async function hasSpeech(pcm: Float32Array, signal: AbortSignal, timings: Timings): Promise<boolean> {
+    if (isNearSilent(pcm)) return false;
+    if (!deps.hasSpeech) return true;
+    const started = performance.now();
+    try {
+      return await deps.hasSpeech(pcm, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      deps.warn?.("voice activity detection failed; the audio goes to the engine as is", {
+        reason: reasonOf(error),
+      });
+      return true;
+    } finally {
+      // Deciding that there is speech to recognise is the engine stage's first step.
+      timings.engine += performance.now() - started;
+    }
+  }
+
   async function beforeTranscribe(
     clip: DecodedClip,
     language: string,
@@ -253,8 +277,8 @@ export function createTranscriber(deps: TranscriberDeps) {
         });
         timings.engine += performance.now() - loading;
         active = engine;
-        // Silence never reaches the engine: it is where hallucinations come from.
-        if (!isNearSilent(pcm)) {
+        // Silence and noise never reach the engine: they are where hallucinations come from.
+        if (await hasSpeech(pcm, signal, timings)) {
           const ask = {
             language,
             translate: input.translate,
