@@ -20,6 +20,7 @@ const suites: Record<string, Suite> = {
   engines: { load: () => import("./bench/engines.ts") },
   transcribe: { load: () => import("./bench/transcribe.ts") },
   openai: { load: () => import("./bench/openai.ts") },
+  vad: { load: () => import("./bench/vad.ts") },
   memory: { load: () => import("./bench/memory.ts") },
   // Debian's Chromium drives the console as a person's browser would.
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },
