@@ -162,6 +162,10 @@ export const envSchema = v.object({
     ),
     "registry plugins are installed from (default https://registry.npmjs.org)",
   ),
+  SVC_VAD: described(
+    v.optional(v.picklist(["silero", "energy"], 'SVC_VAD must be "silero" or "energy"'), "silero"),
+    'voice-activity detector: "silero" (default, about 110 MiB of memory) or "energy" (a few KiB, cruder)',
+  ),
   SVC_MODEL_BASE_URL: described(
     v.pipe(
       v.optional(v.string(), defaultModelBaseUrl),
@@ -240,5 +244,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
     /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
+    /** Which voice-activity detector finds speech: Silero VAD, or the energy detector (less memory). */
+    vad: out.SVC_VAD,
   };
 }

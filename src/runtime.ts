@@ -31,6 +31,8 @@ export interface RuntimeParts {
   registryUrl: string;
   modelsDir: string;
   modelBaseUrl: string;
+  /** The voice-activity detector; default Silero VAD. */
+  vad?: "silero" | "energy";
   /** Default: the upstream presets (tests pass presets pinned to files they generate). */
   modelPresets?: readonly ModelPreset[];
   pluginHost?: Partial<PluginHostOptions>;
@@ -69,6 +71,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     transcriptHooks: () => plugins.transcriptHooks(),
     events,
     logger,
+    vad: parts.vad,
   });
   return {
     db,
@@ -105,6 +108,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     registryUrl: config.npmRegistry,
     modelsDir: config.modelsDir,
     modelBaseUrl: config.modelBaseUrl,
+    vad: config.vad,
     pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
   });
   // A broken plugins folder is reported, never fatal: svc runs without plugins.

@@ -12,6 +12,7 @@ import { createScheduler } from "./scheduler.ts";
 import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
 import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
+import { energyModel } from "./vad/energy.ts";
 import { createVad, type Vad } from "./vad/vad.ts";
 
 export interface DictationOptions {
@@ -27,6 +28,8 @@ export interface DictationOptions {
   };
   events: EventBus;
   logger: Logger;
+  /** `energy`: the energy detector instead of Silero VAD (SVC_VAD), for machines short of memory. */
+  vad?: "silero" | "energy";
 }
 
 export interface Dictation {
@@ -64,7 +67,7 @@ export function createDictation(options: DictationOptions): Dictation {
     estimateMs: (lane) => (lane === "batch" ? 4000 : 1500),
     concurrency: () => engineDefinition(services.settings.get("stt_engine")).concurrency(services.settings),
   });
-  const vad = createVad({ logger });
+  const vad = createVad(options.vad === "energy" ? { logger, load: async () => energyModel() } : { logger });
   const transcriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
     engine: (override, choice) => engines.current(override, choice),

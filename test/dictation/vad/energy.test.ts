@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createVad } from "../../../src/dictation/vad/vad.ts";
+import { createTestApp } from "../../helpers/app.ts";
 import { goForward, librivoxClips } from "../../helpers/sphinx-testdata.ts";
 import { backgrounds } from "./noise.ts";
 
@@ -58,5 +59,23 @@ describe("the energy fallback", () => {
     for (const { name, pcm } of backgrounds(5)) {
       expect({ name, regions: await vad.speechRegions(pcm) }).toEqual({ name, regions: [] });
     }
+  });
+});
+
+describe("SVC_VAD=energy", () => {
+  test("the dictation path uses the energy detector from the start, without loading Silero", async () => {
+    const { createDictation } = await import("../../../src/dictation/dictation.ts");
+    const t = createTestApp();
+    const dictation = createDictation({
+      services: t.services,
+      models: t.models.store,
+      hooks: () => [],
+      events: t.bus,
+      logger: t.logger,
+      vad: "energy",
+    });
+    expect(await dictation.vad.warmUp()).toBe("energy");
+    expect(t.logs.some((line) => String(line.msg).includes("could not load"))).toBe(false);
+    await dictation.close();
   });
 });
