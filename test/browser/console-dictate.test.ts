@@ -111,6 +111,26 @@ describe("the Dictate screen", () => {
     await page.context().close();
   }, 60_000);
 
+  test("a refused microphone gets a sentence that says what to do", async () => {
+    // No fake permission prompt: headless Chromium answers the prompt with a refusal.
+    const refusing = await launchChromium([
+      "--use-fake-device-for-media-stream",
+      "--deny-permission-prompts",
+    ]);
+    try {
+      const { page, problems } = await openConsole(refusing, `${svc.url}/`);
+      await page.getByRole("button", { name: "Record" }).click();
+      const alert = page.getByRole("alert");
+      await alert.waitFor({ timeout: 10_000 });
+      expect(await alert.textContent()).toStartWith("Microphone access was refused.");
+      // Nothing is being recorded: the button offers to record again.
+      await page.getByRole("button", { name: "Record" }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await refusing.close();
+    }
+  }, 30_000);
+
   test("a file that is not audio gets a sentence, not a crash", async () => {
     const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
     const notAudio = join(dir, "notes.txt");
