@@ -73,12 +73,18 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
 });
 
 export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: ModelService; docs: ApiDocs }) {
+  const installedIds = () =>
+    deps.models
+      .overview()
+      .models.filter((model) => model.installed)
+      .map((model) => model.id);
+  // For the model list only: `created` is the file's time (a request's model choice needs ids alone).
   const installed = () => {
-    const overview = deps.models.overview();
-    return overview.models
+    const { modelsDir, models } = deps.models.overview();
+    return models
       .filter((model) => model.installed)
       .map((model) => {
-        const mtime = statSync(join(overview.modelsDir, model.file), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+        const mtime = statSync(join(modelsDir, model.file), { throwIfNoEntry: false })?.mtimeMs ?? 0;
         return { id: model.id, created: Math.floor(mtime / 1000) };
       });
   };
@@ -105,7 +111,7 @@ export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: Mod
           details: { param: "file" },
         });
       }
-      const model = selectedModel(fields.model, new Set(installed().map((item) => item.id)));
+      const model = selectedModel(fields.model, new Set(installedIds()));
       const result = await deps.transcriber.transcribe({
         ...upload,
         appContext: parseAppContext(c.req.header("x-app-context")),
