@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
-import { fmt, percentile, startServer, table } from "./util.ts";
+import { fmt, percentile, startServer, table, timedMedian } from "./util.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const rate = 16_000;
@@ -36,19 +36,6 @@ export function speech(seconds: number): Float32Array {
 
 export const tokensFor = (seconds: number) => Math.max(8, Math.ceil(seconds * 3.5));
 
-async function median(times: number, fn: () => Promise<unknown>): Promise<number> {
-  const samples: number[] = [];
-  for (let i = 0; i < times; i++) {
-    const started = performance.now();
-    await fn();
-    samples.push(performance.now() - started);
-  }
-  return percentile(
-    samples.sort((a, b) => a - b),
-    50,
-  );
-}
-
 async function direct(model: string, pcm: Float32Array, scaling: boolean, seconds: number): Promise<number> {
   const engine = await createWhisperEngine({
     modelPath: model,
@@ -57,7 +44,7 @@ async function direct(model: string, pcm: Float32Array, scaling: boolean, second
     maxTokensPerSegment: tokensFor(Math.min(seconds, 30)),
   });
   await engine.transcribe(pcm.subarray(0, rate)); // warm-up
-  const ms = await median(runs, () => engine.transcribe(pcm));
+  const ms = await timedMedian(runs, () => engine.transcribe(pcm));
   await engine.close();
   return ms;
 }
@@ -100,7 +87,7 @@ export async function run(): Promise<void> {
       await post(encodeWav(pcm.subarray(0, rate))); // loads the model with these settings
       const engineMs = await direct(model, pcm, scaling, seconds);
       const own: number[] = [];
-      const svcMs = await median(runs, async () => {
+      const svcMs = await timedMedian(runs, async () => {
         const body = (await post(wav)) as { durationMs: number; timings: { engine: number } };
         own.push(body.durationMs - body.timings.engine);
       });
@@ -132,12 +119,12 @@ export async function run(): Promise<void> {
   await put("audio_ctx_scaling", true);
   await put("whisper_max_tokens", tokensFor(30));
   const clip = encodeWav(speech(5));
-  const alone = await median(runs, () => post(clip));
-  const chunk = await median(1, () => post(encodeWav(speech(30))));
+  const alone = await timedMedian(runs, () => post(clip));
+  const chunk = await timedMedian(1, () => post(encodeWav(speech(30))));
   const long = new AbortController();
   const longRequest = post(encodeWav(speech(600)), long.signal).catch(() => undefined);
   await Bun.sleep(1500);
-  const during = await median(runs, () => post(clip));
+  const during = await timedMedian(runs, () => post(clip));
   long.abort();
   await longRequest;
   console.log("\nA 5 s clip while a 10-minute file is being transcribed (chunked into 30 s windows)");

@@ -141,3 +141,14 @@ export function pinSelf(core: number | undefined): boolean {
   const result = Bun.spawnSync([taskset, "-a", "-p", "-c", cores, String(process.pid)], { stdout: "ignore" });
   return result.exitCode === 0 && core !== undefined;
 }
+
+/** The median wall time of `repeats` sequential runs of `fn`, in ms. */
+export async function timedMedian(repeats: number, fn: () => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}

@@ -10,7 +10,7 @@ import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.
 import { createVad, type Vad } from "../../src/dictation/vad/vad.ts";
 import { librivoxClips } from "../../test/helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
-import { fmt, percentile, table } from "./util.ts";
+import { fmt, percentile, table, timedMedian } from "./util.ts";
 
 const SECONDS = 30;
 const REPEATS = 5;
@@ -37,18 +37,7 @@ function noise(seconds: number): Float32Array {
   });
 }
 
-async function p50(fn: () => Promise<unknown>, repeats = REPEATS): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
-  }
-  return percentile(
-    times.sort((a, b) => a - b),
-    50,
-  );
-}
+const p50 = (fn: () => Promise<unknown>, repeats = REPEATS) => timedMedian(repeats, fn);
 
 const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 
