@@ -47,36 +47,29 @@ async function curl(...args: string[]): Promise<string> {
   return out;
 }
 
+/** OpenAI's documented transcription command with these form fields, at svc's base URL. */
+const transcriptionCurl = (...fields: string[]) =>
+  curl(
+    `${base}/audio/transcriptions`,
+    "-H",
+    "Authorization: Bearer $OPENAI_API_KEY",
+    "-H",
+    "Content-Type: multipart/form-data",
+    "-F",
+    `file=@${wavPath}`,
+    ...fields.flatMap((field) => ["-F", field]),
+  );
+
 describe("OpenAI's documented curl commands, base URL changed", () => {
   test("transcription (with its explicit multipart Content-Type header)", async () => {
-    const out = await curl(
-      `${base}/audio/transcriptions`,
-      "-H",
-      "Authorization: Bearer $OPENAI_API_KEY",
-      "-H",
-      "Content-Type: multipart/form-data",
-      "-F",
-      `file=@${wavPath}`,
-      "-F",
-      "model=gpt-4o-transcribe",
-    );
+    const out = await transcriptionCurl("model=gpt-4o-transcribe");
     expect(JSON.parse(out)).toMatchObject({ text: "Go forward ten meters" });
   });
 
   test("word timestamps", async () => {
-    const out = await curl(
-      `${base}/audio/transcriptions`,
-      "-H",
-      "Authorization: Bearer $OPENAI_API_KEY",
-      "-H",
-      "Content-Type: multipart/form-data",
-      "-F",
-      `file=@${wavPath}`,
-      "-F",
+    const out = await transcriptionCurl(
       "timestamp_granularities[]=word",
-      "-F",
       "model=whisper-1",
-      "-F",
       "response_format=verbose_json",
     );
     const body = JSON.parse(out) as { words: { word: string }[] };
@@ -84,19 +77,7 @@ describe("OpenAI's documented curl commands, base URL changed", () => {
   });
 
   test("streaming", async () => {
-    const out = await curl(
-      `${base}/audio/transcriptions`,
-      "-H",
-      "Authorization: Bearer $OPENAI_API_KEY",
-      "-H",
-      "Content-Type: multipart/form-data",
-      "-F",
-      `file=@${wavPath}`,
-      "-F",
-      "model=gpt-4o-mini-transcribe",
-      "-F",
-      "stream=true",
-    );
+    const out = await transcriptionCurl("model=gpt-4o-mini-transcribe", "stream=true");
     expect(out).toContain('"type":"transcript.text.done","text":"Go forward ten meters"');
   });
 
