@@ -116,6 +116,40 @@ export interface TranscribeInput {
 /** A transcription, with the engine's timed segments when `detail` was asked for. */
 export type Transcription = TranscribeResult & { segments?: TranscriptSegment[] };
 
+/** One piece of a live dictation, 16 kHz mono. */
+export interface PieceInput {
+  pcm: Float32Array;
+  /** Default: the `language` setting. */
+  language?: string;
+  /** The text said before this piece, combined with the vocabulary within the engine's budget. */
+  prompt?: string;
+  signal?: AbortSignal;
+  /** Queue and engine time are added to these. */
+  timings: Timings;
+}
+
+export interface RecognisedPiece {
+  text: string;
+  language: string;
+  segments: TranscriptSegment[];
+  engine: Pick<ActiveEngine, "id" | "model">;
+}
+
+/** A recognised dictation on its way to the text pipeline and history. */
+export interface CompleteInput {
+  raw: string;
+  language: string;
+  engine: Pick<ActiveEngine, "id" | "model">;
+  audioDurationMs: number;
+  /** `performance.now()` when the wait the answer reports as durationMs began. */
+  started: number;
+  timings: Timings;
+  appContext: AppContext | null;
+  skipPostProcess?: boolean;
+  record?: boolean;
+  source?: HistorySource;
+}
+
 /** What the engine is asked besides the audio. */
 interface Recognition {
   language: string;
@@ -246,6 +280,77 @@ export function createTranscriber(deps: TranscriberDeps) {
     return plan;
   }
 
+  /** The text pipeline, history and the completion event: what every dictation ends with. */
+  async function complete(input: CompleteInput): Promise<Transcription> {
+    const { raw, language, engine, timings, appContext } = input;
+    const processed =
+      input.skipPostProcess || raw === ""
+        ? { text: raw, deterministic: raw, timings: { cleanup: 0, dictionary: 0, plugins: 0 }, format: null }
+        : await deps.postProcess({ text: raw, appContext, language: knownLanguage(language) });
+    Object.assign(timings, processed.timings);
+    const durationMs = performance.now() - input.started;
+    const audioDurationMs = Math.round(input.audioDurationMs);
+    const entry: HistoryEntry = {
+      raw,
+      text: processed.text,
+      deterministic: processed.deterministic,
+      language,
+      engine: engine.id,
+      model: engine.model,
+      audioDurationMs,
+      processingMs: Math.round(durationMs),
+      appContext,
+      format: processed.format,
+      source: input.source ?? "api",
+    };
+    const historyId = input.record === false ? null : deps.record(entry);
+    deps.publish("transcription.completed", {
+      historyId,
+      engine: engine.id,
+      model: engine.model,
+      audioDurationMs,
+      durationMs: round(durationMs),
+    });
+    return {
+      text: processed.text,
+      raw,
+      language,
+      audioDurationMs,
+      durationMs: round(durationMs),
+      engine: engine.id,
+      model: engine.model,
+      historyId,
+      format: processed.format,
+      timings: roundTimings(timings),
+    };
+  }
+
+  /**
+   * One piece of a live dictation with the active engine, in the interactive lane: no plugin hooks,
+   * no text pipeline, no history (the session ends with {@link complete} over the whole text).
+   */
+  async function recognisePiece(input: PieceInput): Promise<RecognisedPiece> {
+    const limits = deps.limits();
+    const timeout = AbortSignal.timeout(limits.timeoutMs);
+    const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
+    const loading = performance.now();
+    const engine = await deps.engine(undefined, { prompt: input.prompt });
+    input.timings.engine += performance.now() - loading;
+    const ask = { language: input.language ?? limits.language };
+    try {
+      const result = await recognise(engine, input.pcm, ask, signal, input.timings);
+      return { ...result, engine: { id: engine.id, model: engine.model } };
+    } catch (error) {
+      if (timeout.aborted && !input.signal?.aborted) {
+        throw new AppError(
+          "timeout",
+          `Transcription took longer than ${limits.timeoutMs} ms and was stopped.`,
+        );
+      }
+      throw error;
+    }
+  }
+
   async function transcribe(input: TranscribeInput): Promise<Transcription> {
     const started = performance.now();
     const limits = deps.limits();
@@ -297,56 +402,34 @@ export function createTranscriber(deps: TranscriberDeps) {
       }
       throw error;
     }
-    const appContext = input.appContext ?? null;
-    const processed =
-      input.skipPostProcess || raw === ""
-        ? { text: raw, deterministic: raw, timings: { cleanup: 0, dictionary: 0, plugins: 0 }, format: null }
-        : await deps.postProcess({ text: raw, appContext, language: knownLanguage(language) });
-    Object.assign(timings, processed.timings);
-    const durationMs = performance.now() - started;
-    const entry: HistoryEntry = {
-      raw,
-      text: processed.text,
-      deterministic: processed.deterministic,
-      language,
-      engine: active.id,
-      model: active.model,
-      audioDurationMs: Math.round(clip.durationMs),
-      processingMs: Math.round(durationMs),
-      appContext,
-      format: processed.format,
-      source: input.source ?? "api",
-    };
-    const historyId = input.record === false ? null : deps.record(entry);
-    const result: Transcription = {
-      text: processed.text,
+    const result = await complete({
       raw,
       language,
-      audioDurationMs: Math.round(clip.durationMs),
-      durationMs: round(durationMs),
-      engine: active.id,
-      model: active.model,
-      historyId,
-      format: processed.format,
-      timings: roundTimings(timings),
-    };
+      engine: active,
+      audioDurationMs: clip.durationMs,
+      started,
+      timings,
+      appContext: input.appContext ?? null,
+      skipPostProcess: input.skipPostProcess,
+      record: input.record,
+      source: input.source,
+    });
     if (input.detail) {
       const withDictionary = !input.skipPostProcess;
       result.segments = segments.map((segment) =>
         withDictionary ? { ...segment, text: deps.dictionary(segment.text) } : segment,
       );
     }
-    deps.publish("transcription.completed", {
-      historyId,
-      engine: active.id,
-      model: active.model,
-      audioDurationMs: result.audioDurationMs,
-      durationMs: result.durationMs,
-    });
     return result;
   }
 
-  return { transcribe };
+  /** The engine and model a dictation would use now (a live session that heard no speech names them). */
+  async function activeEngine(): Promise<Pick<ActiveEngine, "id" | "model">> {
+    const { id, model } = await deps.engine();
+    return { id, model };
+  }
+
+  return { transcribe, recognisePiece, complete, activeEngine };
 }
 
 export type Transcriber = ReturnType<typeof createTranscriber>;
