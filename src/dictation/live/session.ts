@@ -1,0 +1,134 @@
+import type { AppContext } from "../../formats/app-context.ts";
+import { SAMPLE_RATE } from "../audio/rate.ts";
+import type { Timings } from "../result.ts";
+import type { Transcriber, Transcription } from "../transcriber.ts";
+import type { VadStream } from "../vad/vad.ts";
+import { createPcmBuffer } from "./pcm-buffer.ts";
+
+/** A committed piece of a live dictation, on the session's timeline (ms from its first sample). */
+export interface LiveSegment {
+  text: string;
+  startMs: number;
+  endMs: number;
+}
+
+export interface LiveSessionOptions {
+  transcriber: Pick<Transcriber, "recognisePiece" | "complete" | "activeEngine">;
+  /** The session's own detector stream. */
+  vad: VadStream;
+  language?: string;
+  appContext?: AppContext | null;
+  /** Each piece as soon as it is recognised, in order. */
+  onSegment?(segment: LiveSegment): void;
+  /** The first failure of the work done while audio arrives; the session is over after it. */
+  onError?(error: unknown): void;
+}
+
+export interface LiveSession {
+  /** 16 kHz mono audio, in the order it was captured. */
+  push(pcm: Float32Array): void;
+  /** Recognises the open tail, runs the text pipeline once over the whole text, records it once. */
+  stop(): Promise<Transcription>;
+  /** Drops everything: queued pieces leave the scheduler, a running one is aborted. */
+  cancel(reason?: unknown): void;
+  /** Seconds of audio pushed so far. */
+  readonly seconds: number;
+}
+
+/** Enough of the text said so far to steer the next piece; the engine trims it to its budget. */
+const promptChars = 600;
+
+const ms = (samples: number) => (samples / SAMPLE_RATE) * 1000;
+
+/**
+ * Live dictation over a voice-activity detector: every region closed by a pause is recognised at
+ * once (the text before it as the prompt), so at `stop` only the tail is left to wait for.
+ */
+export function createLiveSession(options: LiveSessionOptions): LiveSession {
+  const { transcriber, vad } = options;
+  const controller = new AbortController();
+  const audio = createPcmBuffer();
+  const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
+  const texts: string[] = [];
+  let language = options.language;
+  let engine: { id: Transcription["engine"]; model: string } | null = null;
+  let detecting: Promise<void> = Promise.resolve();
+  let work: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | null = null;
+  let state: "open" | "stopping" | "over" = "open";
+
+  function fail(error: unknown): void {
+    if (failure) return;
+    failure = { error };
+    controller.abort(error);
+    if (state !== "over") options.onError?.(error);
+  }
+
+  async function recognise(region: { startMs: number; endMs: number }): Promise<void> {
+    if (controller.signal.aborted) return;
+    const prompt = texts.join(" ").slice(-promptChars);
+    const piece = await transcriber.recognisePiece({
+      pcm: audio.slice(region.startMs, region.endMs),
+      language,
+      prompt: prompt === "" ? undefined : prompt,
+      signal: controller.signal,
+      timings,
+    });
+    engine = piece.engine;
+    if (language === undefined || language === "auto") language = piece.language;
+    if (piece.text === "") return;
+    texts.push(piece.text);
+    if (!controller.signal.aborted) options.onSegment?.({ text: piece.text, ...region });
+  }
+
+  function enqueue(regions: { startMs: number; endMs: number }[]): void {
+    for (const region of regions) work = work.then(() => recognise(region)).catch(fail);
+  }
+
+  function detect(step: () => Promise<{ startMs: number; endMs: number }[]>): Promise<void> {
+    detecting = detecting.then(async () => {
+      if (!controller.signal.aborted) enqueue(await step());
+    });
+    detecting = detecting.catch(fail);
+    return detecting;
+  }
+
+  return {
+    get seconds() {
+      return audio.length / SAMPLE_RATE;
+    },
+    push(pcm) {
+      if (state !== "open") return;
+      audio.append(pcm);
+      const copy = pcm.slice();
+      void detect(() => vad.push(copy));
+    },
+    async stop() {
+      if (state !== "open") throw new Error("the session has already ended");
+      state = "stopping";
+      const started = performance.now();
+      await detect(() => vad.end());
+      await work;
+      if (failure) {
+        state = "over";
+        throw failure.error;
+      }
+      state = "over";
+      const used = engine ?? (await transcriber.activeEngine());
+      return transcriber.complete({
+        raw: texts.join(" ").trim(),
+        language: language ?? "auto",
+        engine: used,
+        audioDurationMs: ms(audio.length),
+        started,
+        timings,
+        appContext: options.appContext ?? null,
+      });
+    },
+    cancel(reason) {
+      state = "over";
+      failure ??= { error: reason };
+      controller.abort(reason ?? new DOMException("The dictation was cancelled.", "AbortError"));
+    },
+  };
+}

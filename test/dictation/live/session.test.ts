@@ -1,0 +1,221 @@
+import { describe, expect, test } from "bun:test";
+import type { SpeechEngine } from "../../../src/dictation/engines/types.ts";
+import { createLiveSession, type LiveSegment } from "../../../src/dictation/live/session.ts";
+import { createScheduler } from "../../../src/dictation/scheduler.ts";
+import { createTranscriber, type HistoryEntry } from "../../../src/dictation/transcriber.ts";
+import type { VadStream } from "../../../src/dictation/vad/vad.ts";
+
+// The session over the real transcriber and scheduler, with a fake engine and a fake detector:
+// a nonzero sample is speech, 0.1 s of zeros is a pause. A word's samples all hold its number
+// (0.01 × n), and the engine answers `w<n>`, so each piece's text says which audio it was given.
+
+const rate = 16_000;
+
+/** Speech regions of nonzero samples, closed by 1600 zeros; ms on the stream's timeline. */
+function fakeVad(): VadStream {
+  let at = 0;
+  let start: number | null = null;
+  let zeros = 0;
+  const ms = (sample: number) => (sample / rate) * 1000;
+  return {
+    async push(pcm) {
+      const closed = [];
+      for (const sample of pcm) {
+        if (sample !== 0) {
+          start ??= at;
+          zeros = 0;
+        } else if (start !== null && ++zeros === 1600) {
+          closed.push({ startMs: ms(start), endMs: ms(at - 1599) });
+          start = null;
+        }
+        at++;
+      }
+      return closed;
+    },
+    async end() {
+      const open = start === null ? [] : [{ startMs: ms(start), endMs: ms(at - zeros) }];
+      start = null;
+      return open;
+    },
+  };
+}
+
+const word = (n: number, seconds = 0.5) => new Float32Array(seconds * rate).fill(n / 100);
+const pause = (seconds = 0.2) => new Float32Array(seconds * rate);
+
+function harness(options: { gate?: Promise<void>; fail?: number } = {}) {
+  const calls: { samples: number; prompt: string | undefined }[] = [];
+  const prompts: (string | undefined)[] = [];
+  const recorded: HistoryEntry[] = [];
+  const postProcessed: string[] = [];
+  let aborted = 0;
+  const engine: SpeechEngine = {
+    id: "sphinx",
+    async transcribe(pcm, opts = {}) {
+      calls.push({ samples: pcm.length, prompt: opts.prompt });
+      if (options.gate) {
+        await Promise.race([
+          options.gate,
+          new Promise((_, reject) =>
+            opts.signal?.addEventListener("abort", () => {
+              aborted++;
+              reject(opts.signal?.reason);
+            }),
+          ),
+        ]);
+      }
+      const n = Math.round((pcm[0] ?? 0) * 100);
+      if (n === options.fail) throw new Error("engine broke");
+      return { text: `w${n}`, segments: [{ startMs: 0, endMs: 1, text: `w${n}` }], language: "en" };
+    },
+    close: async () => {},
+  };
+  const transcriber = createTranscriber({
+    decode: async () => {
+      throw new Error("not used");
+    },
+    engine: async (_override, choice = {}) => {
+      prompts.push(choice.prompt);
+      return { engine, id: "sphinx", model: "fake", prompt: choice.prompt, clean: (text) => text };
+    },
+    scheduler: createScheduler({ maxQueued: 16, concurrency: 1 }),
+    postProcess: async ({ text }) => {
+      postProcessed.push(text);
+      return {
+        text: `${text}.`,
+        deterministic: text,
+        timings: { cleanup: 1, dictionary: 0, plugins: 0 },
+        format: null,
+      };
+    },
+    record: (entry) => recorded.push(entry),
+    dictionary: (text) => text,
+    publish: () => {},
+    limits: () => ({
+      maxAudioMs: 60_000,
+      timeoutMs: 10_000,
+      language: "en",
+      hookTimeoutMs: 100,
+      engine: "sphinx",
+    }),
+  });
+  const segments: LiveSegment[] = [];
+  const errors: unknown[] = [];
+  const session = createLiveSession({
+    transcriber,
+    vad: fakeVad(),
+    onSegment: (segment) => segments.push(segment),
+    onError: (error) => errors.push(error),
+  });
+  return { session, calls, prompts, recorded, postProcessed, segments, errors, aborted: () => aborted };
+}
+
+/** Feeds audio in 100 ms frames, as a client streams it. */
+function stream(session: { push(pcm: Float32Array): void }, pcm: Float32Array) {
+  for (let at = 0; at < pcm.length; at += rate / 10) session.push(pcm.subarray(at, at + rate / 10));
+}
+
+function join(...parts: Float32Array[]): Float32Array {
+  const out = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+describe("createLiveSession", () => {
+  test("recognises each piece when its pause closes, before stop", async () => {
+    const h = harness();
+    stream(h.session, join(word(1), pause(), word(2), pause()));
+    await Bun.sleep(20);
+    expect(h.segments).toEqual([
+      { text: "w1", startMs: 0, endMs: 500 },
+      { text: "w2", startMs: 700, endMs: 1200 },
+    ]);
+    expect(h.recorded).toEqual([]);
+  });
+
+  test("at stop recognises the tail, runs the pipeline once and records once", async () => {
+    const h = harness();
+    stream(h.session, join(word(1), pause(), word(2), pause(), word(3)));
+    const final = await h.session.stop();
+    expect(h.segments.map((s) => s.text)).toEqual(["w1", "w2", "w3"]);
+    expect(h.postProcessed).toEqual(["w1 w2 w3"]);
+    expect(h.recorded).toHaveLength(1);
+    expect(h.recorded[0]).toMatchObject({ raw: "w1 w2 w3", text: "w1 w2 w3.", audioDurationMs: 1900 });
+    expect(final).toMatchObject({
+      text: "w1 w2 w3.",
+      raw: "w1 w2 w3",
+      language: "en",
+      audioDurationMs: 1900,
+      engine: "sphinx",
+      model: "fake",
+      historyId: 1,
+      format: null,
+    });
+    expect(final.timings.cleanup).toBe(1);
+  });
+
+  test("gives the engine exactly each region's audio, with the earlier text as the prompt", async () => {
+    const h = harness();
+    stream(h.session, join(word(1, 0.3), pause(), word(2, 0.4), pause(), word(3, 0.5)));
+    await h.session.stop();
+    expect(h.calls.map((c) => c.samples)).toEqual([0.3 * rate, 0.4 * rate, 0.5 * rate]);
+    expect(h.prompts).toEqual([undefined, "w1", "w1 w2"]);
+  });
+
+  test("answers empty text, still recorded once, when no speech arrived", async () => {
+    const h = harness();
+    stream(h.session, pause(1));
+    const final = await h.session.stop();
+    expect(h.calls).toEqual([]);
+    expect(final).toMatchObject({
+      text: "",
+      raw: "",
+      engine: "sphinx",
+      model: "fake",
+      audioDurationMs: 1000,
+    });
+    expect(h.postProcessed).toEqual([]);
+    expect(h.recorded).toHaveLength(1);
+  });
+
+  test("cancel aborts the running piece, drops the queued ones and records nothing", async () => {
+    const gate = Promise.withResolvers<void>();
+    const h = harness({ gate: gate.promise });
+    stream(h.session, join(word(1), pause(), word(2), pause(), word(3), pause()));
+    await Bun.sleep(20);
+    expect(h.calls).toHaveLength(1);
+    h.session.cancel();
+    gate.resolve();
+    await Bun.sleep(20);
+    expect(h.aborted()).toBe(1);
+    expect(h.calls).toHaveLength(1);
+    expect(h.segments).toEqual([]);
+    expect(h.recorded).toEqual([]);
+    expect(h.postProcessed).toEqual([]);
+  });
+
+  test("a piece that fails ends the session: onError once, stop rejects, nothing recorded", async () => {
+    const h = harness({ fail: 2 });
+    stream(h.session, join(word(1), pause(), word(2), pause(), word(3), pause()));
+    await Bun.sleep(20);
+    expect(h.errors).toHaveLength(1);
+    expect(String(h.errors[0])).toContain("engine broke");
+    expect(h.segments.map((s) => s.text)).toEqual(["w1"]);
+    await expect(h.session.stop()).rejects.toThrow("engine broke");
+    await Bun.sleep(10);
+    expect(h.recorded).toEqual([]);
+  });
+
+  test("audio pushed after stop is ignored and a second stop rejects", async () => {
+    const h = harness();
+    stream(h.session, word(1));
+    const final = h.session.stop();
+    h.session.push(word(9));
+    expect((await final).raw).toBe("w1");
+    await expect(h.session.stop()).rejects.toThrow("already ended");
+  });
+});
