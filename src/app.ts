@@ -19,6 +19,7 @@ import { reservedSlugs } from "./plugins/slug.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
+import { createDictateRoutes } from "./routes/dictate.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEventsRoutes } from "./routes/events.ts";
 import { createFormatsRoutes } from "./routes/formats.ts";
@@ -122,6 +123,7 @@ export function createApp(deps: AppDeps) {
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
   mount(createEventsRoutes(deps));
+  mount(createDictateRoutes(deps));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
   mount(

@@ -11,8 +11,10 @@ import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { reasonOf } from "./errors.ts";
+import { createDictateSocket, dictateLimits } from "./http/dictate-socket.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
+import { routeSockets } from "./http/sockets.ts";
 import { bindFailure, isLoopback, listenUrl } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
@@ -68,6 +70,12 @@ async function serve(env: Env): Promise<number> {
     }),
   );
   const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
+  const dictate = createDictateSocket({
+    transcriber: dictation.transcriber,
+    vad: dictation.vad,
+    limits: dictateLimits(services.settings),
+    logger,
+  });
   let server: Bun.Server<unknown>;
   try {
     server = Bun.serve({
@@ -75,7 +83,7 @@ async function serve(env: Env): Promise<number> {
       port: config.port,
       routes: app.bunRoutes,
       fetch: app.fetch,
-      websocket: socket.handler,
+      websocket: routeSockets(socket.handler, dictate.handler),
       // The app enforces the body limits itself, from Content-Length before reading a byte and
       // while counting a chunked body, and answers with the JSON envelope, the request id and a
       // log line. Bun's own cap would answer first with a bare 413 and none of them.
@@ -113,6 +121,7 @@ async function serve(env: Env): Promise<number> {
   logger.flush();
   return await waitForShutdown(async () => {
     socket.closeAll();
+    dictate.closeAll();
     // Stop accepting, let in-flight requests finish (bounded), then release everything else.
     const drained = server.stop(false);
     const timedOut = await Promise.race([

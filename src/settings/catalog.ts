@@ -195,6 +195,27 @@ export const settingsCatalog = {
     description:
       "Most tokens whisper may write per 30 s window (0 = no cap); a cap stops runaway repetition loops.",
   }),
+  dictate_max_session_seconds: define({
+    schema: whole(5, 3600),
+    default: 300,
+    description: "Longest live dictation (GET /api/dictate); audio past it ends the session with an error.",
+  }),
+  dictate_max_sessions: define({
+    schema: whole(1, 64),
+    default: 4,
+    description: "Live dictations at once; one more is refused with the error code busy.",
+  }),
+  dictate_idle_timeout_seconds: define({
+    schema: whole(1, 600),
+    default: 30,
+    description:
+      "A live dictation that receives nothing this long is ended with the error code request_timeout.",
+  }),
+  dictate_max_frame_bytes: define({
+    schema: whole(1024, 1_048_576),
+    default: 262_144,
+    description: "Largest message a live dictation accepts; a bigger one ends it with payload_too_large.",
+  }),
   hook_timeout_ms: define({
     schema: whole(50, 60_000),
     default: 5000,

@@ -1,0 +1,236 @@
+import type { ServerWebSocket, WebSocketHandler } from "bun";
+import { createLiveSession, type LiveSession, type LiveSessionOptions } from "../dictation/live/session.ts";
+import type { Vad } from "../dictation/vad/vad.ts";
+import { AppError, isAppError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { SettingsService } from "../settings/service.ts";
+import { createFrameDecoder, readClientMessage, type StartMessage } from "./dictate-protocol.ts";
+
+/** What svc attaches to a live dictation's WebSocket when it upgrades one (routes/dictate.ts). */
+export interface DictateSocketData {
+  kind: "dictate";
+  requestId: string;
+}
+
+export interface DictateLimits {
+  maxSessionSeconds: number;
+  maxSessions: number;
+  idleTimeoutMs: number;
+  maxFrameBytes: number;
+}
+
+export interface DictateSocketDeps {
+  transcriber: LiveSessionOptions["transcriber"];
+  vad: Pick<Vad, "stream">;
+  /** Read when a session opens and on each message, so a settings change applies at once. */
+  limits(): DictateLimits;
+  logger: Pick<Logger, "warn" | "debug">;
+}
+
+export interface DictateSocket {
+  handler: WebSocketHandler<DictateSocketData>;
+  /** Live sessions (connections) now open. */
+  readonly sessions: number;
+  /** Cancels every session and closes it with 1001 "going away" (used at shutdown). */
+  closeAll(): void;
+}
+
+type Socket = ServerWebSocket<DictateSocketData>;
+
+interface Connection {
+  session: LiveSession | null;
+  decoder: ReturnType<typeof createFrameDecoder> | null;
+  idle: ReturnType<typeof setTimeout> | undefined;
+  /** Stop, cancel or an error arrived: nothing more is read. */
+  ending: boolean;
+}
+
+/** The close code that tells a client why (RFC 6455 §7.4.1). */
+function closeCodeOf(error: AppError): number {
+  if (error.code === "busy") return 1013;
+  if (error.code === "payload_too_large") return 1009;
+  if (error.code === "unsupported_audio") return 1003;
+  return error.status >= 500 ? 1011 : 1008;
+}
+
+/** Bun's WebSocket handler for `GET /api/dictate`: one live dictation per connection. */
+export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
+  const connections = new Map<Socket, Connection>();
+
+  const send = (ws: Socket, message: Record<string, unknown>) => ws.send(JSON.stringify(message));
+
+  function end(conn: Connection): void {
+    conn.ending = true;
+    clearTimeout(conn.idle);
+  }
+
+  function fail(ws: Socket, error: unknown): void {
+    // A client that left has nobody to tell (its leaving cancelled the session).
+    if (ws.readyState !== WebSocket.OPEN) return;
+    const conn = connections.get(ws);
+    if (conn) {
+      if (conn.ending && conn.session === null) return;
+      end(conn);
+      conn.session?.cancel(error);
+      conn.session = null;
+    }
+    const known = isAppError(error) ? error : null;
+    if (!known) {
+      deps.logger.warn("live dictation failed", { requestId: ws.data.requestId, error });
+    }
+    const appError = known ?? new AppError("internal", `svc failed; request id ${ws.data.requestId}.`);
+    send(ws, { type: "error", code: appError.code, message: appError.message });
+    ws.close(closeCodeOf(appError), appError.code);
+  }
+
+  function armIdle(ws: Socket, conn: Connection): void {
+    clearTimeout(conn.idle);
+    const { idleTimeoutMs } = deps.limits();
+    conn.idle = setTimeout(() => {
+      fail(
+        ws,
+        new AppError(
+          "request_timeout",
+          `Nothing arrived for ${idleTimeoutMs / 1000} s (dictate_idle_timeout_seconds); the dictation was ended.`,
+        ),
+      );
+    }, idleTimeoutMs);
+  }
+
+  function start(ws: Socket, conn: Connection, message: StartMessage): void {
+    if (conn.session)
+      throw new AppError("invalid_request", "The dictation has already started: send audio, then stop.");
+    conn.decoder = createFrameDecoder(message);
+    conn.session = createLiveSession({
+      transcriber: deps.transcriber,
+      vad: deps.vad.stream(),
+      language: message.language,
+      appContext: message.appContext,
+      onSegment: (segment) =>
+        send(ws, {
+          type: "segment",
+          text: segment.text,
+          start: Math.round(segment.startMs),
+          end: Math.round(segment.endMs),
+        }),
+      onError: (error) => fail(ws, error),
+    });
+    send(ws, { type: "ready" });
+  }
+
+  function stop(ws: Socket, conn: Connection): void {
+    const { session, decoder } = conn;
+    if (!session || !decoder) throw new AppError("invalid_request", 'Send {"type":"start",…} before stop.');
+    end(conn);
+    session.push(decoder.flush());
+    session.stop().then(
+      (final) => {
+        send(ws, { type: "final", ...final });
+        ws.close(1000, "done");
+      },
+      (error) => fail(ws, error),
+    );
+  }
+
+  function audio(conn: Connection, bytes: Uint8Array): void {
+    const { session, decoder } = conn;
+    if (!session || !decoder) {
+      throw new AppError("invalid_request", 'Send {"type":"start",…} before audio frames.');
+    }
+    session.push(decoder.decode(bytes));
+    const { maxSessionSeconds } = deps.limits();
+    if (session.seconds > maxSessionSeconds) {
+      throw new AppError(
+        "audio_too_long",
+        `The dictation is longer than ${maxSessionSeconds} s (dictate_max_session_seconds); stop sooner.`,
+      );
+    }
+  }
+
+  function receive(ws: Socket, conn: Connection, message: string | Buffer): void {
+    const size = typeof message === "string" ? Buffer.byteLength(message) : message.byteLength;
+    const { maxFrameBytes } = deps.limits();
+    if (size > maxFrameBytes) {
+      throw new AppError(
+        "payload_too_large",
+        `A message of ${size} bytes is over dictate_max_frame_bytes (${maxFrameBytes}); send smaller frames.`,
+      );
+    }
+    if (typeof message !== "string") {
+      audio(conn, message);
+      return;
+    }
+    const parsed = readClientMessage(message);
+    if (parsed.type === "start") start(ws, conn, parsed);
+    else if (parsed.type === "stop") stop(ws, conn);
+    else cancel(ws, conn);
+  }
+
+  function cancel(ws: Socket, conn: Connection): void {
+    end(conn);
+    conn.session?.cancel();
+    conn.session = null;
+    ws.close(1000, "cancelled");
+  }
+
+  const handler: WebSocketHandler<DictateSocketData> = {
+    open(ws) {
+      const { maxSessions } = deps.limits();
+      if (connections.size >= maxSessions) {
+        send(ws, {
+          type: "error",
+          code: "busy",
+          message: `${maxSessions} live dictations are running (dictate_max_sessions); retry shortly.`,
+        });
+        ws.close(1013, "busy");
+        return;
+      }
+      const conn: Connection = { session: null, decoder: null, idle: undefined, ending: false };
+      connections.set(ws, conn);
+      armIdle(ws, conn);
+    },
+    message(ws, message) {
+      const conn = connections.get(ws);
+      if (!conn || conn.ending) return;
+      armIdle(ws, conn);
+      try {
+        receive(ws, conn, message);
+      } catch (error) {
+        fail(ws, error);
+      }
+    },
+    close(ws) {
+      const conn = connections.get(ws);
+      if (!conn) return;
+      clearTimeout(conn.idle);
+      // A client that leaves takes its queued pieces out of the scheduler.
+      conn.session?.cancel();
+      connections.delete(ws);
+    },
+  };
+
+  return {
+    handler,
+    get sessions() {
+      return connections.size;
+    },
+    closeAll() {
+      for (const [ws, conn] of connections) {
+        clearTimeout(conn.idle);
+        conn.session?.cancel();
+        ws.close(1001, "server shutting down");
+      }
+      connections.clear();
+    },
+  };
+}
+
+/** The limits from their settings (dictate_*), read on each call. */
+export function dictateLimits(settings: Pick<SettingsService, "get">): () => DictateLimits {
+  return () => ({
+    maxSessionSeconds: settings.get("dictate_max_session_seconds"),
+    maxSessions: settings.get("dictate_max_sessions"),
+    idleTimeoutMs: settings.get("dictate_idle_timeout_seconds") * 1000,
+    maxFrameBytes: settings.get("dictate_max_frame_bytes"),
+  });
+}

@@ -1,0 +1,43 @@
+import { AppError } from "../errors.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
+import { liveFormats } from "../http/dictate-protocol.ts";
+import type { DictateSocketData } from "../http/dictate-socket.ts";
+import { requestInfoOf } from "../http/request-info.ts";
+import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
+
+const dictateDoc: RouteSpec = {
+  summary: "Live dictation (WebSocket)",
+  errors: ["untrusted_origin", "upgrade_required", "upgrade_failed", "websocket_unavailable"],
+  description: [
+    "Upgrade to a WebSocket and dictate while speaking: each piece of speech closed by a pause is transcribed at once, so at stop only the tail is left. One dictation per connection.",
+    `Client: {"type":"start","format":"${liveFormats.join('"|"')}","sampleRate":48000,"channels"?:1,"language"?:"en","appContext"?:{"app":"Slack"}}; then binary frames of interleaved little-endian samples (pcm16: 16-bit integers, f32: 32-bit floats; any rate from 4000 to 384000 Hz is resampled to 16 kHz, channels are averaged); then {"type":"stop"} or {"type":"cancel"}.`,
+    'Server: {"type":"ready"} after start; {"type":"segment","text":"go forward","start":120,"end":1480} per committed piece (start and end in ms from the first sample; the engine\'s text, before the text pipeline); {"type":"final",…} after stop, with the body of POST /api/transcribe (the pipeline runs once over the whole text, history is written once; durationMs is the wait from stop), then close 1000. cancel closes 1000 with nothing recorded; leaving drops the queued work.',
+    'Errors: {"type":"error","code","message"} then close: busy (more than dictate_max_sessions) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over dictate_max_frame_bytes) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a frame of partial samples), invalid_app_context, audio_too_long (past dictate_max_session_seconds), request_timeout (nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.',
+    'Example: → start pcm16 16000 · ← ready · → 100 ms frames · ← segment "go forward ten meters" · → stop · ← final {text:"Go forward ten meters",…}. Without an upgrade the route answers 426.',
+  ].join("\n\n"),
+  responses: { 101: { description: "Switching to the WebSocket protocol" } },
+};
+
+/** `GET /api/dictate` upgrades to a WebSocket; the guards have already checked Host and Origin. */
+export function createDictateRoutes(deps: { docs: ApiDocs }) {
+  return documentedRoutes(deps.docs, "/api/dictate", "Dictation").get("/", dictateDoc, (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new AppError(
+        "upgrade_required",
+        "GET /api/dictate is a WebSocket: connect with ws://…/api/dictate.",
+        { headers: { Upgrade: "websocket" } },
+      );
+    }
+    const info = requestInfoOf(c);
+    const server = info?.server;
+    if (!info || !server) {
+      throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
+    }
+    const data: DictateSocketData = { kind: "dictate", requestId: info.requestId };
+    if (!server.upgrade(c.req.raw, { data })) {
+      throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
+    }
+    // Bun has taken over the socket; this response is never sent.
+    return new Response(null);
+  });
+}

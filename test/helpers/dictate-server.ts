@@ -1,0 +1,100 @@
+// svc's app behind a real Bun.serve with both WebSockets routed as main.ts routes them, for the
+// live dictation tests: GET /api/dictate needs a server to upgrade on.
+import type { Server } from "bun";
+import { createDictateSocket, dictateLimits } from "../../src/http/dictate-socket.ts";
+import { createEventsSocket } from "../../src/http/events-socket.ts";
+import { routeSockets } from "../../src/http/sockets.ts";
+import { createTestApp, type TestApp, type TestAppOptions } from "./app.ts";
+
+export interface DictateServer {
+  app: TestApp;
+  port: number;
+  /** ws://127.0.0.1:<port>/api/dictate */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function serveDictation(options: TestAppOptions = {}): DictateServer {
+  const app = createTestApp(options);
+  const events = createEventsSocket(app.bus, () => ({ name: "svc" }), app.logger);
+  const dictate = createDictateSocket({
+    transcriber: app.dictation.transcriber,
+    vad: app.dictation.vad,
+    limits: dictateLimits(app.services.settings),
+    logger: app.logger,
+  });
+  const server: Server<unknown> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    routes: app.app.bunRoutes,
+    fetch: app.app.fetch,
+    websocket: routeSockets(events.handler, dictate.handler),
+    development: false,
+  });
+  const port = server.port ?? 0;
+  return {
+    app,
+    port,
+    url: `ws://127.0.0.1:${port}/api/dictate`,
+    async stop() {
+      dictate.closeAll();
+      events.closeAll();
+      await server.stop(true);
+    },
+  };
+}
+
+export type ServerMessage = Record<string, unknown> & { type: string };
+
+/** A client of one live dictation: what the server said, and how it closed. */
+export interface DictateClient {
+  ws: WebSocket;
+  messages: ServerMessage[];
+  opened: Promise<void>;
+  closed: Promise<{ code: number; reason: string }>;
+  /** Resolves with the first message of this type (already received or still to come). */
+  next(type: string): Promise<ServerMessage>;
+  json(message: unknown): void;
+}
+
+export function connect(url: string, headers?: Record<string, string>): DictateClient {
+  const ws = new WebSocket(url, headers ? ({ headers } as unknown as string[]) : undefined);
+  ws.binaryType = "arraybuffer";
+  const messages: ServerMessage[] = [];
+  const waiting: { type: string; resolve: (message: ServerMessage) => void }[] = [];
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve();
+    ws.onerror = () => reject(new Error("websocket error"));
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
+    ws.onclose = (event) => resolve({ code: event.code, reason: event.reason });
+  });
+  ws.onmessage = (event) => {
+    const message = JSON.parse(String(event.data)) as ServerMessage;
+    messages.push(message);
+    for (const waiter of waiting.filter((w) => w.type === message.type)) {
+      waiting.splice(waiting.indexOf(waiter), 1);
+      waiter.resolve(message);
+    }
+  };
+  return {
+    ws,
+    messages,
+    opened,
+    closed,
+    next(type) {
+      const seen = messages.find((message) => message.type === type);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => waiting.push({ type, resolve }));
+    },
+    json: (message) => ws.send(JSON.stringify(message)),
+  };
+}
+
+/** 16-bit little-endian samples, as a browser's recorder sends them. */
+export function toPcm16(pcm: Float32Array): Uint8Array<ArrayBuffer> {
+  const out = new Int16Array(pcm.length);
+  for (let i = 0; i < pcm.length; i++)
+    out[i] = Math.max(-32768, Math.min(32767, Math.round((pcm[i] ?? 0) * 32768)));
+  return new Uint8Array(out.buffer);
+}

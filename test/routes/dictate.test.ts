@@ -1,0 +1,267 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { resample } from "../../src/dictation/audio/resample.ts";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { createTestApp } from "../helpers/app.ts";
+import {
+  connect,
+  type DictateClient,
+  type DictateServer,
+  serveDictation,
+  toPcm16,
+} from "../helpers/dictate-server.ts";
+import { rawRequest } from "../helpers/raw-http.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
+
+// GET /api/dictate over a real WebSocket to a real Bun.serve, with the sphinx engine on the
+// pocketsphinx goforward clip ("go forward ten meters", 16 kHz mono).
+
+let served: DictateServer | undefined;
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+});
+
+function serve(settings: Record<string, unknown> = {}, options: Parameters<typeof serveDictation>[0] = {}) {
+  served = serveDictation(options);
+  served.app.services.settings.set("stt_engine", "sphinx");
+  for (const [key, value] of Object.entries(settings)) served.app.services.settings.set(key, value);
+  return served;
+}
+
+/** Sends `bytes` in frames of `frameBytes`, as a recorder would while someone speaks. */
+async function streamFrames(
+  client: DictateClient,
+  bytes: Uint8Array<ArrayBuffer>,
+  frameBytes: number,
+  pauseMs = 0,
+) {
+  for (let at = 0; at < bytes.length; at += frameBytes) {
+    client.ws.send(bytes.subarray(at, at + frameBytes));
+    if (pauseMs > 0) await Bun.sleep(pauseMs);
+  }
+}
+
+const clipMs = (goForward().length / 16_000) * 1000;
+/** 100 ms of 16 kHz pcm16. */
+const frame100ms = 3200;
+
+async function started(server: DictateServer, start: Record<string, unknown>): Promise<DictateClient> {
+  const client = connect(server.url);
+  await client.opened;
+  client.json({ type: "start", ...start });
+  await client.next("ready");
+  return client;
+}
+
+async function expectError(client: DictateClient, code: string, closeCode: number) {
+  const error = await client.next("error");
+  expect(error).toMatchObject({ code });
+  expect(typeof error.message).toBe("string");
+  expect((await client.closed).code).toBe(closeCode);
+}
+
+describe("GET /api/dictate (live dictation)", () => {
+  test("the goforward clip in 100 ms frames gives segments, then the batch text as final", async () => {
+    const server = serve();
+    const batch = await server.app.request("/api/transcribe", {
+      method: "POST",
+      body: encodeWav(goForward()),
+      headers: { "content-type": "audio/wav" },
+    });
+    const expected = (await batch.json()) as { text: string };
+    expect(expected.text).toBe("Go forward ten meters");
+
+    const client = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    // A second of silence after the speech closes its last region before stop.
+    await streamFrames(client, toPcm16(goForward()), frame100ms, 5);
+    await streamFrames(client, toPcm16(new Float32Array(16_000)), frame100ms, 5);
+    await client.next("segment");
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    expect((await client.closed).code).toBe(1000);
+
+    expect(final).toMatchObject({ text: expected.text, engine: "sphinx", model: "en-us", language: "en" });
+    expect(final.raw).toBe("go forward ten meters");
+    expect(typeof final.historyId).toBe("number");
+    expect(Object.keys(final.timings as object).sort()).toEqual(
+      ["cleanup", "decode", "dictionary", "engine", "plugins", "queue"].sort(),
+    );
+    const types = client.messages.map((m) => m.type);
+    expect(types[0]).toBe("ready");
+    expect(types.at(-1)).toBe("final");
+    const segments = client.messages.filter((m) => m.type === "segment");
+    expect(segments.length).toBeGreaterThan(0);
+    expect(segments.map((s) => s.text).join(" ")).toBe("go forward ten meters");
+    for (const segment of segments) {
+      expect(segment.start as number).toBeGreaterThanOrEqual(0);
+      expect(segment.end as number).toBeGreaterThan(segment.start as number);
+      expect(segment.end as number).toBeLessThanOrEqual(clipMs);
+    }
+    // History holds the dictation once: the batch upload and this one.
+    const history = (await (await server.app.request("/api/history")).json()) as { items: unknown[] };
+    expect(history.items).toHaveLength(2);
+  });
+
+  test("f32 stereo at 48 kHz is mixed down and resampled to the same text", async () => {
+    const server = serve();
+    const mono = resample(goForward(), 16_000, 48_000);
+    const stereo = new Float32Array(mono.length * 2);
+    for (let i = 0; i < mono.length; i++) {
+      stereo[2 * i] = mono[i] ?? 0;
+      stereo[2 * i + 1] = mono[i] ?? 0;
+    }
+    const client = await started(server, { format: "f32", sampleRate: 48_000, channels: 2 });
+    // 100 ms of 48 kHz stereo f32.
+    await streamFrames(client, new Uint8Array(stereo.buffer), 4800 * 2 * 4);
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    expect(final.text).toBe("Go forward ten meters");
+    expect(final.audioDurationMs as number).toBeCloseTo(clipMs, -1);
+  });
+
+  test("cancel closes 1000 with no final and nothing recorded", async () => {
+    const server = serve();
+    const client = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(client, toPcm16(goForward()).subarray(0, 16_000 * 2), frame100ms);
+    client.json({ type: "cancel" });
+    expect((await client.closed).code).toBe(1000);
+    expect(client.messages.map((m) => m.type)).not.toContain("final");
+    await Bun.sleep(50);
+    const history = (await (await server.app.request("/api/history")).json()) as { items: unknown[] };
+    expect(history.items).toEqual([]);
+  });
+
+  test("a client that leaves mid-stream leaves nothing recorded and the next session works", async () => {
+    const server = serve({ dictate_max_sessions: 1 });
+    const first = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(first, toPcm16(goForward()), frame100ms);
+    first.ws.close();
+    await first.closed;
+    await Bun.sleep(50);
+    const second = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(second, toPcm16(goForward()), frame100ms);
+    second.json({ type: "stop" });
+    expect((await second.next("final")).text).toBe("Go forward ten meters");
+    const history = (await (await server.app.request("/api/history")).json()) as { items: unknown[] };
+    expect(history.items).toHaveLength(1);
+  });
+
+  test("malformed JSON is answered invalid_json and closed 1008", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.ws.send("{not json");
+    await expectError(client, "invalid_json", 1008);
+  });
+
+  test("an unknown message type is answered invalid_request and closed 1008", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.json({ type: "pause" });
+    await expectError(client, "invalid_request", 1008);
+  });
+
+  test("audio before start is answered invalid_request and closed 1008", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.ws.send(new Uint8Array(3200));
+    await expectError(client, "invalid_request", 1008);
+  });
+
+  test("a pcm16 frame of an odd number of bytes is answered invalid_audio and closed 1008", async () => {
+    const client = await started(serve(), { format: "pcm16", sampleRate: 16_000 });
+    client.ws.send(new Uint8Array(3201));
+    await expectError(client, "invalid_audio", 1008);
+  });
+
+  test("a format it does not stream is answered unsupported_audio and closed 1003", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.json({ type: "start", format: "mp3", sampleRate: 16_000 });
+    await expectError(client, "unsupported_audio", 1003);
+  });
+
+  test("a sample rate out of range is answered invalid_request", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.json({ type: "start", format: "pcm16", sampleRate: 100 });
+    await expectError(client, "invalid_request", 1008);
+  });
+
+  test("a frame over dictate_max_frame_bytes is answered payload_too_large and closed 1009", async () => {
+    const client = await started(serve({ dictate_max_frame_bytes: 4096 }), {
+      format: "pcm16",
+      sampleRate: 16_000,
+    });
+    client.ws.send(new Uint8Array(4098));
+    await expectError(client, "payload_too_large", 1009);
+  });
+
+  test("a session beyond dictate_max_sessions is refused busy with 1013; the first goes on", async () => {
+    const server = serve({ dictate_max_sessions: 1 });
+    const first = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    const second = connect(server.url);
+    await expectError(second, "busy", 1013);
+    await streamFrames(first, toPcm16(goForward()), frame100ms);
+    first.json({ type: "stop" });
+    expect((await first.next("final")).text).toBe("Go forward ten meters");
+  });
+
+  test("audio past dictate_max_session_seconds is answered audio_too_long", async () => {
+    const client = await started(serve({ dictate_max_session_seconds: 5 }), {
+      format: "pcm16",
+      sampleRate: 16_000,
+    });
+    await streamFrames(client, toPcm16(new Float32Array(16_000 * 6)), frame100ms);
+    await expectError(client, "audio_too_long", 1008);
+  });
+
+  test("a session that receives nothing for dictate_idle_timeout_seconds is ended request_timeout", async () => {
+    const client = await started(serve({ dictate_idle_timeout_seconds: 1 }), {
+      format: "pcm16",
+      sampleRate: 16_000,
+    });
+    const began = performance.now();
+    await expectError(client, "request_timeout", 1008);
+    expect(performance.now() - began).toBeGreaterThan(900);
+  });
+});
+
+describe("GET /api/dictate refusals", () => {
+  const handshake = (port: number, host: string, origin?: string) =>
+    rawRequest(port, [
+      "GET /api/dictate HTTP/1.1",
+      `Host: ${host}`,
+      "Upgrade: websocket",
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version: 13",
+      ...(origin ? [`Origin: ${origin}`] : []),
+    ]);
+
+  test("an upgrade from an untrusted Origin is refused 403 untrusted_origin", async () => {
+    const server = serve();
+    const { status, body } = await handshake(server.port, `127.0.0.1:${server.port}`, "http://evil.example");
+    expect(status).toBe(403);
+    expect(body).toContain("untrusted_origin");
+  });
+
+  test("an upgrade to an untrusted Host is refused 403 untrusted_host", async () => {
+    const server = serve();
+    const { status, body } = await handshake(server.port, "evil.example");
+    expect(status).toBe(403);
+    expect(body).toContain("untrusted_host");
+  });
+
+  test("an upgrade from the server's own origin is accepted", async () => {
+    const server = serve();
+    const client = connect(server.url, { Origin: `http://127.0.0.1:${server.port}` });
+    await client.opened;
+    client.json({ type: "start", format: "pcm16", sampleRate: 16_000 });
+    expect(await client.next("ready")).toEqual({ type: "ready" });
+  });
+
+  test("without an upgrade it answers 426 upgrade_required", async () => {
+    const res = await createTestApp().request("/api/dictate");
+    expect(res.status).toBe(426);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("upgrade_required");
+  });
+});
