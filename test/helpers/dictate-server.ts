@@ -1,7 +1,7 @@
 // svc's app behind a real Bun.serve with both WebSockets routed as main.ts routes them, for the
 // live dictation tests: GET /api/dictate needs a server to upgrade on.
 import type { Server } from "bun";
-import { createDictateSocket, dictateLimits } from "../../src/http/dictate-socket.ts";
+import { createDictateSocket, type DictateSocketDeps, dictateLimits } from "../../src/http/dictate-socket.ts";
 import { createEventsSocket } from "../../src/http/events-socket.ts";
 import { routeSockets } from "../../src/http/sockets.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "./app.ts";
@@ -14,11 +14,17 @@ export interface DictateServer {
   stop(): Promise<void>;
 }
 
-export function serveDictation(options: TestAppOptions = {}): DictateServer {
+export function serveDictation(
+  options: TestAppOptions & {
+    /** Wraps the transcriber the sessions use (a test watching the pieces it is asked for). */
+    wrap?: (transcriber: DictateSocketDeps["transcriber"]) => DictateSocketDeps["transcriber"];
+  } = {},
+): DictateServer {
   const app = createTestApp(options);
+  const transcriber = app.dictation.transcriber;
   const events = createEventsSocket(app.bus, () => ({ name: "svc" }), app.logger);
   const dictate = createDictateSocket({
-    transcriber: app.dictation.transcriber,
+    transcriber: options.wrap ? options.wrap(transcriber) : transcriber,
     vad: app.dictation.vad,
     limits: dictateLimits(app.services.settings),
     logger: app.logger,

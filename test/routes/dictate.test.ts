@@ -146,6 +146,37 @@ describe("GET /api/dictate (live dictation)", () => {
     expect(history.items).toHaveLength(1);
   });
 
+  test("a client that leaves aborts every piece it queued, and no more are asked for", async () => {
+    const signals: AbortSignal[] = [];
+    served = serveDictation({
+      wrap: (transcriber) => ({
+        ...transcriber,
+        recognisePiece: (input) => {
+          if (input.signal) signals.push(input.signal);
+          return transcriber.recognisePiece(input);
+        },
+      }),
+    });
+    served.app.services.settings.set("stt_engine", "sphinx");
+    const client = await started(served, { format: "pcm16", sampleRate: 16_000 });
+    // Three utterances with pauses between them: pieces close while the engine is busy.
+    const speech = toPcm16(goForward());
+    const pause = toPcm16(new Float32Array(8000));
+    for (let i = 0; i < 3; i++) {
+      await streamFrames(client, speech, frame100ms);
+      await streamFrames(client, pause, frame100ms);
+    }
+    // The detector loads on first use: wait for the first piece to reach the transcriber.
+    for (let waited = 0; signals.length === 0 && waited < 10_000; waited += 20) await Bun.sleep(20);
+    const asked = signals.length;
+    expect(asked).toBeGreaterThan(0);
+    client.ws.close();
+    await client.closed;
+    await Bun.sleep(300);
+    expect(signals.length).toBe(asked);
+    expect(signals.every((signal) => signal.aborted)).toBe(true);
+  });
+
   test("malformed JSON is answered invalid_json and closed 1008", async () => {
     const client = connect(serve().url);
     await client.opened;
