@@ -429,7 +429,13 @@ export function createTranscriber(deps: TranscriberDeps) {
     return { id, model };
   }
 
-  return { transcribe, recognisePiece, complete, activeEngine };
+  /** Whether the engine has nothing running or waiting (a live partial only fills idle time). */
+  const isIdle = (): boolean => {
+    const { running, queued } = deps.scheduler.stats();
+    return running === 0 && queued.interactive === 0 && queued.batch === 0;
+  };
+
+  return { transcribe, recognisePiece, complete, activeEngine, isIdle };
 }
 
 export type Transcriber = ReturnType<typeof createTranscriber>;

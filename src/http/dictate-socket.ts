@@ -113,6 +113,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
           start: Math.round(segment.startMs),
           end: Math.round(segment.endMs),
         }),
+      onPartial: (text) => send(ws, { type: "partial", text }),
       onError: (error) => fail(ws, error),
     });
     send(ws, { type: "ready" });

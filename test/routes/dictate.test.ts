@@ -102,6 +102,25 @@ describe("GET /api/dictate (live dictation)", () => {
     expect(history.items).toHaveLength(2);
   });
 
+  test("streamed at real-time pace, partials (non-empty guesses) arrive before final", async () => {
+    const server = serve();
+    // Loaded first, as a running server has them: a guess waiting for a model load comes too late.
+    await server.app.dictation.warmUp();
+    expect(server.app.dictation.vad.kind).not.toBeNull();
+    const client = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(client, toPcm16(goForward()), frame100ms, 100);
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    expect(final.text).toBe("Go forward ten meters");
+    const types = client.messages.map((m) => m.type);
+    expect(types).toContain("partial");
+    expect(types.indexOf("partial")).toBeLessThan(types.indexOf("final"));
+    for (const partial of client.messages.filter((m) => m.type === "partial")) {
+      expect(typeof partial.text).toBe("string");
+      expect(partial.text).not.toBe("");
+    }
+  });
+
   test("f32 stereo at 48 kHz is mixed down and resampled to the same text", async () => {
     const server = serve();
     const mono = resample(goForward(), 16_000, 48_000);
@@ -168,10 +187,10 @@ describe("GET /api/dictate (live dictation)", () => {
     }
     // The detector loads on first use: wait for the first piece to reach the transcriber.
     for (let waited = 0; signals.length === 0 && waited < 10_000; waited += 20) await Bun.sleep(20);
-    const asked = signals.length;
-    expect(asked).toBeGreaterThan(0);
+    expect(signals.length).toBeGreaterThan(0);
     client.ws.close();
     await client.closed;
+    const asked = signals.length;
     await Bun.sleep(300);
     expect(signals.length).toBe(asked);
     expect(signals.every((signal) => signal.aborted)).toBe(true);

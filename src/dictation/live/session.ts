@@ -13,13 +13,20 @@ export interface LiveSegment {
 }
 
 export interface LiveSessionOptions {
-  transcriber: Pick<Transcriber, "recognisePiece" | "complete" | "activeEngine">;
+  transcriber: Pick<Transcriber, "recognisePiece" | "complete" | "activeEngine" | "isIdle">;
   /** The session's own detector stream. */
   vad: VadStream;
   language?: string;
   appContext?: AppContext | null;
   /** Each piece as soon as it is recognised, in order. */
   onSegment?(segment: LiveSegment): void;
+  /**
+   * A revisable guess at the piece still being spoken: at most once per `partialEveryMs` of new
+   * audio, and only while the engine is otherwise idle, so committed pieces never wait for one.
+   */
+  onPartial?(text: string): void;
+  /** Default 500. */
+  partialEveryMs?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
 }
@@ -34,6 +41,9 @@ export interface LiveSession {
   /** Seconds of audio pushed so far. */
   readonly seconds: number;
 }
+
+/** A guess at less audio than this is not worth the engine's time. */
+const minPartialMs = 300;
 
 /** Enough of the text said so far to steer the next piece; the engine trims it to its budget. */
 const promptChars = 600;
@@ -56,6 +66,14 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let work: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | null = null;
   let state: "open" | "stopping" | "over" = "open";
+  // Where the committed audio ends, how many pieces wait for the engine, and the partial's state.
+  let committedMs = 0;
+  let judged = 0;
+  let pending = 0;
+  let commits = 0;
+  let guessedAtMs = 0;
+  let partial: AbortController | null = null;
+  const partialEveryMs = options.partialEveryMs ?? 500;
 
   function fail(error: unknown): void {
     if (failure) return;
@@ -76,18 +94,62 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     });
     engine = piece.engine;
     if (language === undefined || language === "auto") language = piece.language;
+    commits++;
     if (piece.text === "") return;
     texts.push(piece.text);
     if (!controller.signal.aborted) options.onSegment?.({ text: piece.text, ...region });
   }
 
   function enqueue(regions: { startMs: number; endMs: number }[]): void {
-    for (const region of regions) work = work.then(() => recognise(region)).catch(fail);
+    for (const region of regions) {
+      pending++;
+      committedMs = Math.max(committedMs, region.endMs);
+      partial?.abort();
+      work = work
+        .then(() => recognise(region))
+        .catch(fail)
+        .finally(() => pending--);
+    }
+  }
+
+  /** Guesses the open piece (the audio after the last committed one) when the engine is free. */
+  function guess(): void {
+    const { onPartial } = options;
+    // Only audio the detector has judged: a guess must not run ahead of a pause it has not seen.
+    const nowMs = ms(judged);
+    if (!onPartial || state !== "open" || partial || pending > 0) return;
+    if (nowMs - guessedAtMs < partialEveryMs || nowMs - committedMs < minPartialMs) return;
+    if (!transcriber.isIdle()) return;
+    guessedAtMs = nowMs;
+    const guessing = new AbortController();
+    partial = guessing;
+    const before = commits;
+    transcriber
+      .recognisePiece({
+        pcm: audio.slice(committedMs, nowMs),
+        language,
+        prompt: texts.join(" ").slice(-promptChars) || undefined,
+        signal: AbortSignal.any([controller.signal, guessing.signal]),
+        timings: { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 },
+      })
+      .then(
+        (piece) => {
+          // A piece committed meanwhile makes this guess stale.
+          if (piece.text !== "" && commits === before && pending === 0 && state === "open")
+            onPartial(piece.text);
+        },
+        // A guess that fails costs nothing: the committed piece will be recognised anyway.
+        () => {},
+      )
+      .finally(() => {
+        if (partial === guessing) partial = null;
+      });
   }
 
   function detect(step: () => Promise<{ startMs: number; endMs: number }[]>): Promise<void> {
     detecting = detecting.then(async () => {
       if (!controller.signal.aborted) enqueue(await step());
+      guess();
     });
     detecting = detecting.catch(fail);
     return detecting;
@@ -101,11 +163,16 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       if (state !== "open") return;
       audio.append(pcm);
       const copy = pcm.slice();
-      void detect(() => vad.push(copy));
+      void detect(async () => {
+        const closed = await vad.push(copy);
+        judged += copy.length;
+        return closed;
+      });
     },
     async stop() {
       if (state !== "open") throw new Error("the session has already ended");
       state = "stopping";
+      partial?.abort();
       const started = performance.now();
       await detect(() => vad.end());
       await work;

@@ -43,7 +43,7 @@ function fakeVad(): VadStream {
 const word = (n: number, seconds = 0.5) => new Float32Array(seconds * rate).fill(n / 100);
 const pause = (seconds = 0.2) => new Float32Array(seconds * rate);
 
-function harness(options: { gate?: Promise<void>; fail?: number } = {}) {
+function harness(options: { gate?: Promise<void>; fail?: number; partials?: boolean } = {}) {
   const calls: { samples: number; prompt: string | undefined }[] = [];
   const prompts: (string | undefined)[] = [];
   const recorded: HistoryEntry[] = [];
@@ -64,7 +64,7 @@ function harness(options: { gate?: Promise<void>; fail?: number } = {}) {
           ),
         ]);
       }
-      const n = Math.round((pcm[0] ?? 0) * 100);
+      const n = Math.round((pcm.find((sample) => sample !== 0) ?? 0) * 100);
       if (n === options.fail) throw new Error("engine broke");
       return { text: `w${n}`, segments: [{ startMs: 0, endMs: 1, text: `w${n}` }], language: "en" };
     },
@@ -101,13 +101,25 @@ function harness(options: { gate?: Promise<void>; fail?: number } = {}) {
   });
   const segments: LiveSegment[] = [];
   const errors: unknown[] = [];
+  const partials: string[] = [];
   const session = createLiveSession({
     transcriber,
     vad: fakeVad(),
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
+    onPartial: options.partials ? (text) => partials.push(text) : undefined,
   });
-  return { session, calls, prompts, recorded, postProcessed, segments, errors, aborted: () => aborted };
+  return {
+    session,
+    calls,
+    prompts,
+    recorded,
+    postProcessed,
+    segments,
+    errors,
+    partials,
+    aborted: () => aborted,
+  };
 }
 
 /** Feeds audio in 100 ms frames, as a client streams it. */
@@ -217,5 +229,57 @@ describe("createLiveSession", () => {
     h.session.push(word(9));
     expect((await final).raw).toBe("w1");
     await expect(h.session.stop()).rejects.toThrow("already ended");
+  });
+
+  test("guesses the open piece once per 500 ms of new audio while the engine is idle", async () => {
+    const h = harness({ partials: true });
+    for (let at = 0; at < 12; at++) {
+      h.session.push(word(1, 0.1));
+      await Bun.sleep(5);
+    }
+    // 1.2 s of speech with no pause: guesses at 0.5 s and 1.0 s, no committed piece yet.
+    expect(h.partials).toEqual(["w1", "w1"]);
+    expect(h.segments).toEqual([]);
+    expect(h.calls.map((c) => c.samples)).toEqual([0.5 * rate, 1.0 * rate]);
+    const final = await h.session.stop();
+    expect(final.raw).toBe("w1");
+    // Guesses are not the dictation: the pipeline and history see the committed text only.
+    expect(h.postProcessed).toEqual(["w1"]);
+  });
+
+  test("guesses only the audio after the last committed piece, with the text before it as prompt", async () => {
+    const h = harness({ partials: true });
+    stream(h.session, join(word(1), pause()));
+    await Bun.sleep(20);
+    for (let at = 0; at < 6; at++) {
+      h.session.push(word(2, 0.1));
+      await Bun.sleep(5);
+    }
+    expect(h.segments.map((s) => s.text)).toEqual(["w1"]);
+    expect(h.partials.at(-1)).toBe("w2");
+    const last = h.calls.at(-1);
+    expect(last?.prompt).toBe("w1");
+    // Its audio starts where the committed piece ended (0.5 s), not at the start of the stream
+    // (the fake engine names the first word it hears).
+    expect(last?.samples).toBeLessThanOrEqual(0.8 * rate);
+  });
+
+  test("makes no guess while the engine is busy with a committed piece", async () => {
+    const gate = Promise.withResolvers<void>();
+    const h = harness({ gate: gate.promise, partials: true });
+    // 0.4 s, so the piece is committed before half a second of audio calls for a guess.
+    stream(h.session, join(word(1, 0.4), pause()));
+    for (let at = 0; at < 15; at++) {
+      h.session.push(word(2, 0.1));
+      await Bun.sleep(5);
+    }
+    expect(h.calls).toHaveLength(1);
+    gate.resolve();
+    await Bun.sleep(20);
+    // No guess was queued behind the committed piece to run after it.
+    expect(h.calls).toHaveLength(1);
+    expect(h.partials).toEqual([]);
+    await h.session.stop();
+    expect(h.segments.map((s) => s.text)).toEqual(["w1", "w2"]);
   });
 });
