@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import * as v from "valibot";
 import { appDeps, createApp } from "./app.ts";
 import { backupFile } from "./cli/backup.ts";
+import { runDictateCommand } from "./cli/dictate.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
 import { runModelsCommand } from "./cli/models.ts";
@@ -212,6 +213,24 @@ async function runTranscribe(env: Env, args: string[]): Promise<number> {
   }
 }
 
+async function runDictate(env: Env, args: string[]): Promise<number> {
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  const logger = createLogger({
+    level: "warn",
+    format: "pretty",
+    write: (line) => process.stderr.write(line),
+  });
+  try {
+    return await runDictateCommand(args, () => openRuntime(config, logger), {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  } catch (error) {
+    return fail(reasonOf(error));
+  }
+}
+
 function printVersion(): number {
   process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`);
   return 0;
@@ -250,6 +269,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
     case "transcribe":
       return runTranscribe(env, argv.slice(argv.indexOf(command) + 1));
+    case "dictate":
+      return runDictate(env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
     case "version":

@@ -1,8 +1,10 @@
 import { environmentHelp } from "../config.ts";
+import { dictateHelp } from "./dictate.ts";
 import { transcribeHelp } from "./transcribe.ts";
 
 export const commandHelp: Record<string, string> = {
   transcribe: transcribeHelp,
+  dictate: dictateHelp,
   serve: `Usage: svc [serve]
 
 Starts the dictation server (the default command).
@@ -76,6 +78,7 @@ Commands:
   serve          start the server (default)
   healthcheck    exit 0 when the server on HOST:PORT is healthy
   transcribe F…  transcribe audio files offline (same pipeline as the API)
+  dictate FILE   stream a recording through live dictation, printing partials and the text
   backup PATH    write a consistent copy of the database
   plugins        link, list, install, uninstall, enable, disable or reload plugins
   models         list, pull, remove or import speech models

@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { createTestApp } from "../helpers/app.ts";
 import { type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
@@ -94,6 +95,56 @@ describe("compiled binary transcription", () => {
     const missing = await runBinary(["transcribe", join(dir, "nope.wav")], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("nope.wav");
+  }, 60_000);
+});
+
+describe("svc dictate in the compiled binary", () => {
+  test("streams a recording through live dictation: pieces at pauses, one final text", async () => {
+    // Three takes of goforward with pauses between them: the detector cuts three pieces.
+    const pause = new Float32Array(16_000 * 0.8);
+    const takes = [goForward(), pause, goForward(), pause, goForward(), pause];
+    const pcm = new Float32Array(takes.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of takes) {
+      pcm.set(part, at);
+      at += part.length;
+    }
+    const file = join(dir, "three-takes.wav");
+    await Bun.write(file, encodeWav(pcm));
+    const dbPath = join(dir, "dictate.db");
+    const setup = createTestApp({ dbPath });
+    setup.services.settings.set("stt_engine", "sphinx");
+    setup.db.close();
+    const env = { SVC_DB_PATH: dbPath, SVC_MODELS_DIR: join(dir, "models") };
+    const run = await runBinary(["dictate", "--json", file], env);
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .trim()
+      .split("\n")
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            type: string;
+            text: string;
+            start?: number;
+            end?: number;
+            historyId?: number;
+          },
+      );
+    const segments = events.filter((event) => event.type === "segment");
+    expect(segments.map((segment) => segment.text)).toEqual(Array(3).fill("go forward ten meters"));
+    for (const segment of segments)
+      expect(segment.end ?? 0).toBeLessThanOrEqual((pcm.length / 16_000) * 1000);
+    const final = events.at(-1);
+    expect(final).toMatchObject({
+      type: "final",
+      text: "Go forward ten meters go forward ten meters go forward ten meters",
+    });
+    expect(final?.historyId).toBeGreaterThan(0);
+    // Without --json: the final text alone on stdout, the pieces on stderr.
+    const plain = await runBinary(["dictate", "--no-history", file], env);
+    expect(plain.stdout.trim()).toBe(final?.text ?? "");
+    expect(plain.stderr).toContain("+ go forward ten meters");
   }, 60_000);
 });
 

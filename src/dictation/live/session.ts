@@ -1,4 +1,5 @@
 import type { AppContext } from "../../formats/app-context.ts";
+import type { HistorySource } from "../../history/items.ts";
 import { SAMPLE_RATE } from "../audio/rate.ts";
 import type { Timings } from "../result.ts";
 import type { Transcriber, Transcription } from "../transcriber.ts";
@@ -29,6 +30,10 @@ export interface LiveSessionOptions {
   partialEveryMs?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
+  /** What history records as the dictation's origin; default `live`. */
+  source?: HistorySource;
+  /** false: the result is not stored in history. */
+  record?: boolean;
 }
 
 export interface LiveSession {
@@ -190,6 +195,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         started,
         timings,
         appContext: options.appContext ?? null,
+        source: options.source ?? "live",
+        record: options.record,
       });
     },
     cancel(reason) {
