@@ -51,9 +51,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function historyTexts(): Promise<string[]> {
-  const list = (await (await fetch(`${svc.url}/api/history`)).json()) as { items: { finalText: string }[] };
-  return list.items.map((item) => item.finalText);
+async function historyTexts(source?: string): Promise<string[]> {
+  const list = (await (await fetch(`${svc.url}/api/history`)).json()) as {
+    items: { finalText: string; source: string }[];
+  };
+  return list.items
+    .filter((item) => source === undefined || item.source === source)
+    .map((item) => item.finalText);
 }
 
 describe("the Dictate screen", () => {
@@ -66,14 +70,16 @@ describe("the Dictate screen", () => {
     await page.waitForFunction(() => (document.querySelector("meter")?.value ?? 0) > 0.01, null, {
       timeout: 5_000,
     });
-    await Bun.sleep(3_500);
+    // Live dictation: the piece is cut at the pause after the words and shown while recording.
+    await page.locator("#live-text", { hasText: /go forward/i }).waitFor({ timeout: 10_000 });
     await page.getByRole("button", { name: "Stop" }).click();
     const text = page.locator("#result-text");
     await text.waitFor({ timeout: 20_000 });
     expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
     expect(await page.locator(".timings").textContent()).toContain("engine");
     await page.screenshot({ path: screenshotPath("dictate-result-desktop") });
-    expect((await historyTexts()).some((item) => /go forward ten meters/i.test(item))).toBe(true);
+    // Through GET /api/dictate, not an upload: history marks it live.
+    expect((await historyTexts("live")).some((item) => /go forward ten meters/i.test(item))).toBe(true);
     // And on the History screen, reached from the menu.
     await page
       .getByRole("navigation", { name: "svc" })

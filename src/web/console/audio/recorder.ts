@@ -44,12 +44,14 @@ export interface Recording {
 }
 
 /**
- * Starts recording from the default microphone. `onLevel` gets the peak level (0–1) of each
+ * Starts recording from the default microphone. `onChunk` gets each 100 ms of 16 kHz samples as
+ * it is captured (for live dictation). `onLevel` gets the peak level (0–1) of each
  * 100 ms chunk, for the meter.
  */
 export async function startRecording(
   workletUrl: string,
   onLevel: (peak: number) => void,
+  onChunk?: (samples: Float32Array<ArrayBuffer>) => void,
 ): Promise<Recording> {
   if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia) {
     throw new MicrophoneError(
@@ -81,8 +83,9 @@ export async function startRecording(
   const source = context.createMediaStreamSource(stream);
   const node = new AudioWorkletNode(context, "svc-recorder", { numberOfInputs: 1, numberOfOutputs: 0 });
   const chunks: Float32Array[] = [];
-  node.port.onmessage = (event: MessageEvent<{ samples: Float32Array; peak: number }>) => {
+  node.port.onmessage = (event: MessageEvent<{ samples: Float32Array<ArrayBuffer>; peak: number }>) => {
     chunks.push(event.data.samples);
+    onChunk?.(event.data.samples);
     onLevel(event.data.peak);
   };
   source.connect(node);

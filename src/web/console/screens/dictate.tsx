@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, api, request } from "../api.ts";
+import { type LiveConnection, type LiveText, openLive } from "../audio/live.ts";
 import { type Recording, startRecording } from "../audio/recorder.ts";
 import { useServerEvents } from "../events.ts";
 import { DefaultModelOffer } from "../model-offer.tsx";
@@ -85,6 +86,9 @@ export function DictateScreen() {
   const [engine, setEngine] = useState<string>();
   const [dragging, setDragging] = useState(false);
   const recording = useRef<Recording | undefined>(undefined);
+  // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
+  const live = useRef<LiveConnection | null>(null);
+  const [liveText, setLiveText] = useState<LiveText>();
   const phaseRef = useRef(phase);
   phaseRef.current = phase;
 
@@ -122,11 +126,30 @@ export function DictateScreen() {
     setError(undefined);
     setLevel(0);
     setElapsed(0);
+    setLiveText(undefined);
     try {
       const workletUrl = document.getElementById("app")?.dataset.worklet ?? "";
-      recording.current = await startRecording(workletUrl, setLevel);
+      // Text while speaking where svc can: the socket opens while the microphone starts, and the
+      // audio captured before it is ready is sent as soon as it is.
+      let pending: Float32Array<ArrayBuffer>[] | null = [];
+      const opening = openLive(
+        { language: language || undefined, appContext: appContext.trim() || undefined },
+        setLiveText,
+      );
+      recording.current = await startRecording(workletUrl, setLevel, (samples) => {
+        if (pending) pending.push(samples);
+        else live.current?.send(samples);
+      });
+      const connection = await opening;
+      for (const samples of connection ? pending : []) connection?.send(samples);
+      pending = null;
+      live.current = connection;
       setPhase("recording");
     } catch (caught) {
+      live.current?.cancel();
+      live.current = null;
+      recording.current?.cancel();
+      recording.current = undefined;
       setError(caught);
       setPhase("idle");
     }
@@ -139,6 +162,19 @@ export function DictateScreen() {
     setPhase("sending");
     const { wav } = await current.stop();
     setLevel(0);
+    const connection = live.current;
+    live.current = null;
+    if (connection) {
+      try {
+        setResult(await connection.finish<TranscribeResult>());
+        setError(undefined);
+        setPhase("idle");
+        return;
+      } catch {
+        // The live dictation failed: the whole recording is uploaded instead, and its answer (or
+        // its error's sentence) is what the person sees.
+      }
+    }
     await transcribe(wav, "audio/wav");
   }
 
@@ -269,6 +305,12 @@ export function DictateScreen() {
           <span class="muted small">or drop a recording here</span>
         </div>
       </section>
+      {phase !== "idle" && liveText && (
+        <p class="live-text" id="live-text" aria-live="polite">
+          {liveText.committed.join(" ")}
+          {liveText.partial && <span class="muted"> {liveText.partial}</span>}
+        </p>
+      )}
       {error !== undefined && <ErrorText error={new Error(dictationError(error))} />}
       {result && (
         <section class="panel result" aria-labelledby="result-title">
