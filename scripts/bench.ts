@@ -21,6 +21,7 @@ const suites: Record<string, Suite> = {
   transcribe: { load: () => import("./bench/transcribe.ts") },
   openai: { load: () => import("./bench/openai.ts") },
   vad: { load: () => import("./bench/vad.ts") },
+  live: { load: () => import("./bench/live.ts") },
   memory: { load: () => import("./bench/memory.ts") },
   // Debian's Chromium drives the console as a person's browser would.
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },

@@ -1,0 +1,273 @@
+// Live dictation benchmark: ws://…/api/dictate fed pcm16 16 kHz at real-time pace (100 ms frames
+// every 100 ms) with real speech and pauses (goforward clips 0.6 s apart, so the detector closes
+// pieces while audio still arrives), then stop. Measured: stop → final (what the person waits for),
+// first speech → first partial or segment, and POST /api/transcribe of the same audio sent whole at
+// the end, beside it. One running svc, synthetic base.en-shaped model on 2 threads. Decoding is
+// capped at about 3.5 tokens per audio second, as in the transcribe bench: per piece for the live
+// path (the cap is whisper's per window, and each piece is its own window), per clip for the batch.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
+import { speech, tokensFor } from "./transcribe.ts";
+import { cpuSeconds, fmt, median, spread, startServer, table } from "./util.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const rate = 16_000;
+const frameMs = 100;
+const frameSamples = (rate * frameMs) / 1000;
+const gapSeconds = 0.6;
+/** A beat of silence after the last word, before the person presses stop. */
+const tailSeconds = 0.3;
+/** goforward.raw's length: one piece of speech. */
+const clipSeconds = 89_160 / 2 / rate;
+
+/** `clips` goforward clips 0.6 s apart, then a beat of silence: about `seconds` of dictation. */
+function dictation(seconds: number): { pcm: Float32Array; clips: number } {
+  const clip = speech(clipSeconds);
+  const clips = Math.max(1, Math.round((seconds - tailSeconds + gapSeconds) / (clipSeconds + gapSeconds)));
+  const gap = Math.round(gapSeconds * rate);
+  const pcm = new Float32Array(clips * clip.length + (clips - 1) * gap + Math.round(tailSeconds * rate));
+  for (let i = 0; i < clips; i++) pcm.set(clip, i * (clip.length + gap));
+  return { pcm, clips };
+}
+
+/** The first sample of a 10 ms window loud enough to be speech. */
+function speechOnset(pcm: Float32Array): number {
+  const window = rate / 100;
+  for (let at = 0; at + window <= pcm.length; at += window) {
+    let energy = 0;
+    for (let i = at; i < at + window; i++) energy += (pcm[i] ?? 0) ** 2;
+    if (Math.sqrt(energy / window) > 0.02) return at;
+  }
+  return 0;
+}
+
+function pcm16(pcm: Float32Array): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(pcm.length * 2);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < pcm.length; i++) {
+    const s = Math.max(-1, Math.min(1, pcm[i] ?? 0));
+    view.setInt16(i * 2, Math.round(s * 32767), true);
+  }
+  return out;
+}
+
+interface LiveRound {
+  stopToFinalMs: number;
+  /** The server's own figure: durationMs of the final body (its wait from stop). */
+  serverMs: number;
+  firstResultMs: number;
+  firstKind: string;
+  partials: number;
+  segments: number;
+  /** timings.engine of the final body: the engine's time on committed pieces. */
+  engineMs: number;
+  /** svc's CPU seconds (every thread) from start to final. */
+  cpuS: number;
+  wallS: number;
+}
+
+type Message = { type: string } & Record<string, unknown>;
+
+async function liveRound(
+  url: string,
+  pid: number,
+  pcm: Float32Array,
+  onsetFrame: number,
+): Promise<LiveRound> {
+  const ws = new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  const bytes = pcm16(pcm);
+  const frameBytes = frameSamples * 2;
+  let firstResultAt = Number.NaN;
+  let firstKind = "none";
+  let partials = 0;
+  let segments = 0;
+  const cpuBefore = cpuSeconds(pid);
+  const wallStart = performance.now();
+  const ready = Promise.withResolvers<void>();
+  const final = Promise.withResolvers<{ at: number; body: Message }>();
+  ws.onmessage = (event) => {
+    const at = performance.now();
+    const message = JSON.parse(String(event.data)) as Message;
+    if (message.type === "ready") ready.resolve();
+    else if (message.type === "partial" || message.type === "segment") {
+      if (message.type === "partial") partials++;
+      else segments++;
+      if (Number.isNaN(firstResultAt)) {
+        firstResultAt = at;
+        firstKind = message.type;
+      }
+    } else if (message.type === "final") final.resolve({ at, body: message });
+    else if (message.type === "error") {
+      const error = new Error(`live dictation: ${message.code} ${message.message}`);
+      ready.reject(error);
+      final.reject(error);
+    }
+  };
+  ws.onclose = (event) => {
+    const error = new Error(`closed ${event.code} ${event.reason} before final`);
+    ready.reject(error);
+    final.reject(error);
+  };
+  await new Promise<void>((ok, fail) => {
+    ws.onopen = () => ok();
+    ws.onerror = () => fail(new Error("websocket error"));
+  });
+  ws.send(JSON.stringify({ type: "start", format: "pcm16", sampleRate: rate }));
+  await ready.promise;
+  const t0 = performance.now();
+  const frames = Math.ceil(bytes.length / frameBytes);
+  let onsetSentAt = Number.NaN;
+  for (let i = 0; i < frames; i++) {
+    const due = t0 + i * frameMs;
+    const wait = due - performance.now();
+    if (wait > 0) await Bun.sleep(wait);
+    ws.send(bytes.subarray(i * frameBytes, Math.min(bytes.length, (i + 1) * frameBytes)));
+    if (i === onsetFrame) onsetSentAt = performance.now();
+  }
+  // The last frame covers the last 100 ms of the dictation: stop when it has been "spoken".
+  const last = t0 + frames * frameMs - performance.now();
+  if (last > 0) await Bun.sleep(last);
+  const stoppedAt = performance.now();
+  ws.send(JSON.stringify({ type: "stop" }));
+  const { at, body } = await final.promise;
+  const timings = body.timings as { engine: number };
+  return {
+    stopToFinalMs: at - stoppedAt,
+    serverMs: Number(body.durationMs),
+    firstResultMs: firstResultAt - onsetSentAt,
+    firstKind,
+    partials,
+    segments,
+    engineMs: timings.engine,
+    cpuS: cpuSeconds(pid) - cpuBefore,
+    wallS: (at - wallStart) / 1000,
+  };
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-live-"));
+  mkdirSync(join(dir, "models"));
+  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
+  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
+    SVC_DB_PATH: join(dir, "svc.db"),
+    SVC_MODELS_DIR: join(dir, "models"),
+  });
+  const pid = server.proc.pid;
+  const wsUrl = `${server.url.replace(/^http/, "ws")}/api/dictate`;
+  try {
+    const put = async (key: string, value: unknown) => {
+      const res = await fetch(`${server.url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+      if (!res.ok) throw new Error(`${key}: ${res.status} ${await res.text()}`);
+    };
+    const post = async (wav: Uint8Array<ArrayBuffer>) => {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/api/transcribe`, {
+        method: "POST",
+        body: wav,
+        headers: { "content-type": "audio/wav" },
+      });
+      if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
+      await res.json();
+      return performance.now() - started;
+    };
+    /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
+    const useCap = async (tokens: number) => {
+      await put("whisper_max_tokens", tokens);
+      await post(encodeWav(speech(1)));
+    };
+    await put("whisper_threads", 2);
+    await put("audio_ctx_scaling", true);
+
+    const rows: (string | number)[][] = [
+      [
+        "dictation",
+        "stop→final ms",
+        "svc's durationMs",
+        "speech→first result ms",
+        "batch POST ms",
+        "batch ÷ live",
+        "engine busy (committed)",
+        "svc CPU s / audio s",
+        "pieces · partials",
+      ],
+    ];
+    const verdicts: string[] = [];
+    for (const seconds of [10, 30]) {
+      const { pcm, clips } = dictation(seconds);
+      const audioS = pcm.length / rate;
+      const onsetFrame = Math.floor(speechOnset(pcm) / frameSamples);
+      // Live: each piece is one goforward clip, capped as real dictation of that length would be.
+      await useCap(tokensFor(clipSeconds));
+      await liveRound(wsUrl, pid, dictation(4).pcm, onsetFrame); // warms the session path
+      const live: LiveRound[] = [];
+      for (let round = 0; round < rounds; round++) live.push(await liveRound(wsUrl, pid, pcm, onsetFrame));
+      // Batch: the same audio sent whole at the end, capped for its length.
+      await useCap(tokensFor(Math.min(seconds, 30)));
+      const wav = encodeWav(pcm);
+      const batch: number[] = [];
+      for (let round = 0; round < rounds; round++) batch.push(await post(wav));
+
+      const stopToFinal = median(live.map((r) => r.stopToFinalMs));
+      const first = median(live.map((r) => r.firstResultMs));
+      const ratio = median(batch) / stopToFinal;
+      const kinds = [...new Set(live.map((r) => r.firstKind))].join("/");
+      rows.push([
+        `${seconds} s (${fmt(audioS, 1)} s, ${clips} clips)`,
+        spread(
+          live.map((r) => r.stopToFinalMs),
+          0,
+        ),
+        spread(
+          live.map((r) => r.serverMs),
+          0,
+        ),
+        `${spread(
+          live.map((r) => r.firstResultMs),
+          0,
+        )} ${kinds}`,
+        spread(batch, 0),
+        `${fmt(ratio, 1)}×`,
+        `${fmt((median(live.map((r) => r.engineMs)) / 1000 / audioS) * 100, 0)} %`,
+        fmt(median(live.map((r) => r.cpuS / audioS)), 2),
+        `${median(live.map((r) => r.segments))} · ${median(live.map((r) => r.partials))}`,
+      ]);
+      verdicts.push(
+        `${seconds} s: stop→final ${fmt(stopToFinal, 0)} ms (target ≤ 250) ${stopToFinal <= 250 ? "ok" : "MISSED"}; ` +
+          `first result ${fmt(first, 0)} ms (target ≤ 1000) ${first <= 1000 ? "ok" : "MISSED"}` +
+          (seconds === 30
+            ? `; batch ÷ live ${fmt(ratio, 1)}× (target ≥ 8×) ${ratio >= 8 ? "ok" : "MISSED"}`
+            : ""),
+      );
+    }
+    console.log(
+      `\nlive dictation over ws://…/api/dictate at real-time pace (pcm16 16 kHz, ${frameMs} ms frames), ` +
+        `median (min–max) of ${rounds} rounds, 2 threads; load average ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(" ")}`,
+    );
+    table(rows);
+    for (const line of verdicts) console.log(line);
+    console.log("targets: stop→final p50 ≤ 250 ms; first partial or segment ≤ 1 s after speech starts;");
+    console.log(
+      " batch ÷ live ≥ 8× for 30 s. Engine busy = the final's timings.engine ÷ audio seconds (committed",
+    );
+    console.log(
+      " pieces only, not partial guesses); svc CPU counts everything, partials included, on 2 cores.",
+    );
+  } finally {
+    server.proc.kill();
+    await server.proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await run();
