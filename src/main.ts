@@ -7,7 +7,7 @@ import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
 import { runModelsCommand } from "./cli/models.ts";
 import { runPluginsCommand } from "./cli/plugins.ts";
-import { runTranscribeCommand } from "./cli/transcribe.ts";
+import { type OfflineCommand, runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
@@ -194,7 +194,8 @@ function runModels(env: Env, args: string[]): Promise<number> | number {
   });
 }
 
-async function runTranscribe(env: Env, args: string[]): Promise<number> {
+/** svc transcribe and svc dictate: an offline command over a runtime opened from the environment. */
+async function runOffline(command: OfflineCommand, env: Env, args: string[]): Promise<number> {
   const config = configOrExit(env);
   if (typeof config === "number") return config;
   // Results go to stdout; only warnings and errors are logged (to stderr), readable.
@@ -204,25 +205,7 @@ async function runTranscribe(env: Env, args: string[]): Promise<number> {
     write: (line) => process.stderr.write(line),
   });
   try {
-    return await runTranscribeCommand(args, () => openRuntime(config, logger), {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    });
-  } catch (error) {
-    return fail(reasonOf(error));
-  }
-}
-
-async function runDictate(env: Env, args: string[]): Promise<number> {
-  const config = configOrExit(env);
-  if (typeof config === "number") return config;
-  const logger = createLogger({
-    level: "warn",
-    format: "pretty",
-    write: (line) => process.stderr.write(line),
-  });
-  try {
-    return await runDictateCommand(args, () => openRuntime(config, logger), {
+    return await command(args, () => openRuntime(config, logger), {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
     });
@@ -268,9 +251,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
       // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
     case "transcribe":
-      return runTranscribe(env, argv.slice(argv.indexOf(command) + 1));
+      return runOffline(runTranscribeCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "dictate":
-      return runDictate(env, argv.slice(argv.indexOf(command) + 1));
+      return runOffline(runDictateCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
     case "version":

@@ -4,8 +4,7 @@ import { decodeAudio } from "../dictation/audio/index.ts";
 import { SAMPLE_RATE } from "../dictation/audio/rate.ts";
 import { createLiveSession } from "../dictation/live/session.ts";
 import { reasonOf } from "../errors.ts";
-import { type AppContext, parseAppContext } from "../formats/app-context.ts";
-import type { Runtime } from "../runtime.ts";
+import { appContextOption, type OfflineCommand } from "./transcribe.ts";
 
 export const dictateHelp = `Usage: svc dictate [options] FILE
 
@@ -25,11 +24,7 @@ Options:
 const FRAME = SAMPLE_RATE / 10;
 
 /** Runs `svc dictate` over a runtime that `open` builds. */
-export async function runDictateCommand(
-  argv: string[],
-  open: () => Promise<Runtime>,
-  out: { stdout: (text: string) => void; stderr: (text: string) => void },
-): Promise<number> {
+export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -46,13 +41,8 @@ export async function runDictateCommand(
     out.stderr(`svc: dictate needs one FILE\n\n${dictateHelp}\n`);
     return 2;
   }
-  let appContext: AppContext | null;
-  try {
-    appContext = parseAppContext(values["app-context"]);
-  } catch (error) {
-    out.stderr(`svc: --app-context: ${reasonOf(error)}\n`);
-    return 2;
-  }
+  const appContext = appContextOption(values["app-context"], out);
+  if (appContext === undefined) return 2;
   const event = (data: Record<string, unknown>) => out.stdout(`${JSON.stringify(data)}\n`);
   const runtime = await open();
   try {
@@ -95,4 +85,4 @@ export async function runDictateCommand(
   } finally {
     await runtime.close();
   }
-}
+};

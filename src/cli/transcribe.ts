@@ -19,12 +19,34 @@ Options:
   --raw                   skip cleanup, dictionary and plugins
   --no-history            do not store the results in history`;
 
-/** Runs `svc transcribe` over a runtime that `open` builds once for all files. */
-export async function runTranscribeCommand(
+/** Where an offline command (svc transcribe, svc dictate) writes. */
+export interface CommandOutput {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** An offline command over a runtime that `open` builds once. */
+export type OfflineCommand = (
   argv: string[],
   open: () => Promise<Runtime>,
-  out: { stdout: (text: string) => void; stderr: (text: string) => void },
-): Promise<number> {
+  out: CommandOutput,
+) => Promise<number>;
+
+/** The --app-context option, or undefined after saying on stderr why it cannot be read. */
+export function appContextOption(
+  value: string | undefined,
+  out: CommandOutput,
+): AppContext | null | undefined {
+  try {
+    return parseAppContext(value);
+  } catch (error) {
+    out.stderr(`svc: --app-context: ${reasonOf(error)}\n`);
+    return undefined;
+  }
+}
+
+/** Runs `svc transcribe` over a runtime that `open` builds once for all files. */
+export const runTranscribeCommand: OfflineCommand = async (argv, open, out) => {
   const { values, positionals } = parseArgs({
     args: argv,
     options: {
@@ -46,13 +68,8 @@ export async function runTranscribeCommand(
     out.stderr(`svc: --engine must be ${engineIds.join(", ")}\n`);
     return 2;
   }
-  let appContext: AppContext | null;
-  try {
-    appContext = parseAppContext(values["app-context"]);
-  } catch (error) {
-    out.stderr(`svc: --app-context: ${reasonOf(error)}\n`);
-    return 2;
-  }
+  const appContext = appContextOption(values["app-context"], out);
+  if (appContext === undefined) return 2;
   const runtime = await open();
   let failures = 0;
   try {
@@ -77,4 +94,4 @@ export async function runTranscribeCommand(
     await runtime.close();
   }
   return failures === 0 ? 0 : 1;
-}
+};
