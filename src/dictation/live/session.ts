@@ -3,6 +3,7 @@ import type { HistorySource } from "../../history/items.ts";
 import { SAMPLE_RATE } from "../audio/rate.ts";
 import type { Timings } from "../result.ts";
 import type { Transcriber, Transcription } from "../transcriber.ts";
+import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
 import { createPcmBuffer } from "./pcm-buffer.ts";
 
@@ -45,6 +46,8 @@ export interface LiveSession {
   cancel(reason?: unknown): void;
   /** Seconds of audio pushed so far. */
   readonly seconds: number;
+  /** Seconds of it still held in memory: the piece being spoken, not the pauses and pieces before. */
+  readonly heldSeconds: number;
 }
 
 /** A guess at less audio than this is not worth the engine's time. */
@@ -77,6 +80,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let pending = 0;
   let commits = 0;
   let guessedAtMs = 0;
+  /** Where the piece last guessed starts: a new piece is guessed as soon as it is confirmed. */
+  let guessedPieceMs: number | null = null;
   let partial: AbortController | null = null;
   const partialEveryMs = options.partialEveryMs ?? 500;
 
@@ -87,11 +92,11 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (state !== "over") options.onError?.(error);
   }
 
-  async function recognise(region: { startMs: number; endMs: number }): Promise<void> {
+  async function recognise(region: SpeechRegion, pcm: Float32Array): Promise<void> {
     if (controller.signal.aborted) return;
     const prompt = texts.join(" ").slice(-promptChars);
     const piece = await transcriber.recognisePiece({
-      pcm: audio.slice(region.startMs, region.endMs),
+      pcm,
       language,
       prompt: prompt === "" ? undefined : prompt,
       signal: controller.signal,
@@ -105,33 +110,43 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (!controller.signal.aborted) options.onSegment?.({ text: piece.text, ...region });
   }
 
-  function enqueue(regions: { startMs: number; endMs: number }[]): void {
+  function enqueue(regions: SpeechRegion[]): void {
     for (const region of regions) {
+      // Cut now: the audio before the detector's horizon is forgotten once this step ends.
+      const pcm = audio.slice(region.startMs, region.endMs);
       pending++;
       committedMs = Math.max(committedMs, region.endMs);
       partial?.abort();
       work = work
-        .then(() => recognise(region))
+        .then(() => recognise(region, pcm))
         .catch(fail)
         .finally(() => pending--);
     }
   }
 
-  /** Guesses the open piece (the audio after the last committed one) when the engine is free. */
+  /**
+   * Guesses the piece being spoken when the engine is free: as soon as the detector is sure speech
+   * began, then once per `partialEveryMs` of new audio; never during a pause.
+   */
   function guess(): void {
     const { onPartial } = options;
+    if (!onPartial || state !== "open" || partial || pending > 0) return;
+    const open = vad.open();
+    if (!open?.confirmed) return;
     // Only audio the detector has judged: a guess must not run ahead of a pause it has not seen.
     const nowMs = ms(judged);
-    if (!onPartial || state !== "open" || partial || pending > 0) return;
-    if (nowMs - guessedAtMs < partialEveryMs || nowMs - committedMs < minPartialMs) return;
+    const fromMs = Math.max(committedMs, open.startMs);
+    const fresh = open.startMs !== guessedPieceMs;
+    if ((!fresh && nowMs - guessedAtMs < partialEveryMs) || nowMs - fromMs < minPartialMs) return;
     if (!transcriber.isIdle()) return;
     guessedAtMs = nowMs;
+    guessedPieceMs = open.startMs;
     const guessing = new AbortController();
     partial = guessing;
     const before = commits;
     transcriber
       .recognisePiece({
-        pcm: audio.slice(committedMs, nowMs),
+        pcm: audio.slice(fromMs, nowMs),
         language,
         prompt: texts.join(" ").slice(-promptChars) || undefined,
         signal: AbortSignal.any([controller.signal, guessing.signal]),
@@ -151,10 +166,11 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       });
   }
 
-  function detect(step: () => Promise<{ startMs: number; endMs: number }[]>): Promise<void> {
+  function detect(step: () => Promise<SpeechRegion[]>): Promise<void> {
     detecting = detecting.then(async () => {
       if (!controller.signal.aborted) enqueue(await step());
       guess();
+      audio.dropBefore(vad.horizonMs());
     });
     detecting = detecting.catch(fail);
     return detecting;
@@ -163,6 +179,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   return {
     get seconds() {
       return audio.length / SAMPLE_RATE;
+    },
+    get heldSeconds() {
+      return audio.held / SAMPLE_RATE;
     },
     push(pcm) {
       if (state !== "open") return;

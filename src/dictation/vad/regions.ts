@@ -59,6 +59,17 @@ export function createRegionTracker(options: RegionOptions = defaultRegionOption
     get confirmed(): boolean {
       return start !== null && (silenceFrom ?? frames * FRAME_MS) - start >= options.minSpeechMs;
     },
+    /**
+     * Where the region being spoken starts (padded, as `push` will report it), or `null` while
+     * nobody speaks.
+     */
+    get openStartMs(): number | null {
+      return start === null ? null : Math.max(0, lastEnd, start - options.padMs);
+    },
+    /** No region closed from now on starts before this: the audio before it is never asked for. */
+    get horizonMs(): number {
+      return Math.max(0, lastEnd, (start ?? frames * FRAME_MS) - options.padMs);
+    },
     /** Closes the open region at the end of the audio (`audioMs` long). */
     end(audioMs: number): SpeechRegion | null {
       return start === null ? null : close(silenceFrom ?? audioMs, audioMs);

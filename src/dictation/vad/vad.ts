@@ -18,6 +18,13 @@ export interface VadStream {
   push(pcm: Float32Array): Promise<SpeechRegion[]>;
   /** Ends the stream: answers the region still open, if any, closed at the end of the audio. */
   end(): Promise<SpeechRegion[]>;
+  /**
+   * The speech being spoken in the audio scored so far: where its region starts and whether it
+   * has lasted long enough to count; `null` during a pause.
+   */
+  open(): { startMs: number; confirmed: boolean } | null;
+  /** No region answered from now on starts before this many ms: earlier audio may be forgotten. */
+  horizonMs(): number;
 }
 
 export interface Vad {
@@ -119,6 +126,11 @@ export function createVad(options: VadOptions = {}): Vad {
           return last ? [...closed, last] : closed;
         });
       },
+      open() {
+        const startMs = tracker.openStartMs;
+        return startMs === null ? null : { startMs, confirmed: tracker.confirmed };
+      },
+      horizonMs: () => tracker.horizonMs,
     };
   }
 

@@ -37,6 +37,8 @@ function fakeVad(): VadStream {
       start = null;
       return open;
     },
+    open: () => (start === null ? null : { startMs: ms(start), confirmed: true }),
+    horizonMs: () => ms(start ?? at),
   };
 }
 
@@ -231,16 +233,16 @@ describe("createLiveSession", () => {
     await expect(h.session.stop()).rejects.toThrow("already ended");
   });
 
-  test("guesses the open piece once per 500 ms of new audio while the engine is idle", async () => {
+  test("guesses the open piece once it counts as speech, then once per 500 ms while idle", async () => {
     const h = harness({ partials: true });
     for (let at = 0; at < 12; at++) {
       h.session.push(word(1, 0.1));
       await Bun.sleep(5);
     }
-    // 1.2 s of speech with no pause: guesses at 0.5 s and 1.0 s, no committed piece yet.
+    // 1.2 s of speech with no pause: a guess at 0.3 s (the least worth guessing), then at 0.8 s.
     expect(h.partials).toEqual(["w1", "w1"]);
     expect(h.segments).toEqual([]);
-    expect(h.calls.map((c) => c.samples)).toEqual([0.5 * rate, 1.0 * rate]);
+    expect(h.calls.map((c) => c.samples)).toEqual([0.3 * rate, 0.8 * rate]);
     const final = await h.session.stop();
     expect(final.raw).toBe("w1");
     // Guesses are not the dictation: the pipeline and history see the committed text only.
@@ -264,11 +266,37 @@ describe("createLiveSession", () => {
     expect(last?.samples).toBeLessThanOrEqual(0.8 * rate);
   });
 
+  test("makes no guess during a pause, however long", async () => {
+    const h = harness({ partials: true });
+    stream(h.session, join(word(1), pause()));
+    await Bun.sleep(20);
+    const before = h.calls.length;
+    for (let at = 0; at < 20; at++) {
+      h.session.push(pause(0.1));
+      await Bun.sleep(2);
+    }
+    expect(h.calls.length).toBe(before);
+    await h.session.stop();
+  });
+
+  test("holds only the piece being spoken: pauses and committed pieces are forgotten", async () => {
+    const h = harness({ partials: true });
+    // 30 s of pieces and pauses, then 1 s of a piece still being spoken.
+    for (let i = 0; i < 20; i++) stream(h.session, join(word(i + 1, 0.5), pause(1)));
+    stream(h.session, word(30, 1));
+    await Bun.sleep(50);
+    expect(h.session.seconds).toBeCloseTo(31, 1);
+    expect(h.session.heldSeconds).toBeLessThanOrEqual(1.01);
+    const final = await h.session.stop();
+    // Every piece still got its own audio.
+    expect(final.raw).toBe([...Array.from({ length: 20 }, (_, i) => `w${i + 1}`), "w30"].join(" "));
+  });
+
   test("makes no guess while the engine is busy with a committed piece", async () => {
     const gate = Promise.withResolvers<void>();
     const h = harness({ gate: gate.promise, partials: true });
-    // 0.4 s, so the piece is committed before half a second of audio calls for a guess.
-    stream(h.session, join(word(1, 0.4), pause()));
+    // 0.2 s and its pause close the piece before there is enough audio to guess.
+    stream(h.session, join(word(1, 0.2), pause()));
     for (let at = 0; at < 15; at++) {
       h.session.push(word(2, 0.1));
       await Bun.sleep(5);

@@ -63,4 +63,26 @@ describe("createRegionTracker", () => {
     // Speech from 32 ms; 250 ms later is during the ninth frame, confirmed when it ends (288 ms).
     expect(states).toEqual([false, false, false, false, false, false, false, false, true, true]);
   });
+
+  test("the open region's start and the horizon are where the next region can begin", () => {
+    const tracker = createRegionTracker(options);
+    for (const p of run(0, 10)) tracker.push(p);
+    // Nobody speaks: a region could still begin one pad before the next frame (320 − 60 ms).
+    expect(tracker.openStartMs).toBeNull();
+    expect(tracker.horizonMs).toBe(260);
+    for (const p of run(0.9, 20)) tracker.push(p);
+    expect(tracker.openStartMs).toBe(260);
+    expect(tracker.horizonMs).toBe(260);
+    let closed: SpeechRegion | null = null;
+    for (const p of run(0.1, 40)) {
+      const region = tracker.push(p);
+      if (region) closed = region;
+    }
+    expect(closed).toEqual({ startMs: 260, endMs: 1020 });
+    // After it, never before its end, even though the pad would reach back further.
+    expect(tracker.openStartMs).toBeNull();
+    expect(tracker.horizonMs).toBe(70 * 32 - 60);
+    tracker.push(0.9);
+    expect(tracker.openStartMs).toBe(70 * 32 - 60);
+  });
 });
