@@ -32,6 +32,66 @@ const CHUNK_BYTES = 8192;
 
 export const ALL_DECODERS: readonly DecoderName[] = ["webm", "opus", "oga", "mp3", "flac", "m4a", "aac"];
 
+/** A compressed stream decoded as its bytes arrive, each part already 16 kHz mono. */
+export interface CompressedStream {
+  /** Decodes the next bytes, fed to the library in small chunks so the duration cap acts early. */
+  push(bytes: Uint8Array): Promise<Float32Array>;
+  /** Decodes what the library still holds and the resampler's last samples; frees the decoder. */
+  end(): Promise<Float32Array>;
+  /** Frees the decoder without finishing (a cancelled stream); safe to call twice. */
+  free(): void;
+  /** What the stream said about its source so far. */
+  readonly source: Omit<DecodedStream, "pcm">;
+}
+
+/** Opens a decoder for one compressed stream (see `decodeCompressed` for `whole`). */
+export async function openCompressedStream(options: CompressedOptions): Promise<CompressedStream> {
+  const { decoder, format, maxDurationMs } = options;
+  const sink = createSink(format, maxDurationMs);
+  let stream: Awaited<ReturnType<(typeof decode)[DecoderName]>> | undefined;
+  try {
+    stream = await decode[decoder]();
+  } catch (error) {
+    throw libraryError(format, error);
+  }
+  const library = stream;
+  let freed = false;
+  const free = () => {
+    if (freed) return;
+    freed = true;
+    library.free();
+  };
+  async function guarded<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      free();
+      throw isAppError(error) ? error : libraryError(format, error);
+    }
+  }
+  return {
+    push: (bytes) =>
+      guarded(async () => {
+        const parts: Float32Array[] = [];
+        const chunk = options.whole ? bytes.length : CHUNK_BYTES;
+        for (let offset = 0; offset < bytes.length; offset += chunk) {
+          parts.push(sink.add(await library(bytes.subarray(offset, offset + chunk))));
+        }
+        return concat(parts);
+      }),
+    end: () =>
+      guarded(async () => {
+        const last = sink.add(await library());
+        free();
+        return concat([last, sink.flush()]);
+      }),
+    free,
+    get source() {
+      return sink.source();
+    },
+  };
+}
+
 /**
  * Decodes a compressed file through `audio-decode`, downmixing and resampling as chunks come
  * out. `whole` is for inputs the library mishandles in pieces and that the caller has already
@@ -42,22 +102,13 @@ export async function decodeCompressed(
   bytes: Uint8Array,
   options: CompressedOptions,
 ): Promise<DecodedStream> {
-  const { decoder, format, maxDurationMs } = options;
-  const sink = createSink(format, maxDurationMs);
-  let stream: Awaited<ReturnType<(typeof decode)[DecoderName]>> | undefined;
+  const stream = await openCompressedStream(options);
   try {
-    stream = await decode[decoder]();
-    const chunk = options.whole ? bytes.length : CHUNK_BYTES;
-    for (let offset = 0; offset < bytes.length; offset += chunk) {
-      sink.add(await stream(bytes.subarray(offset, offset + chunk)));
-    }
-    sink.add(await stream());
-  } catch (error) {
-    throw isAppError(error) ? error : libraryError(format, error);
+    const pcm = concat([await stream.push(bytes), await stream.end()]);
+    return { pcm, ...stream.source };
   } finally {
-    stream?.free();
+    stream.free();
   }
-  return sink.finish();
 }
 
 /** Compiles each decoder's WASM now, so the first request of each format does not pay for it. */
@@ -71,11 +122,12 @@ function createSink(format: string, maxDurationMs: number) {
   let frames = 0;
   let invalidFrames = 0;
   let resampler: Resampler | undefined;
-  const parts: Float32Array[] = [];
+  const none = new Float32Array(0);
   return {
-    add(result: AudioData): void {
+    /** The 16 kHz mono of one decoded part. */
+    add(result: AudioData): Float32Array {
       const first = result.channelData[0];
-      if (!first?.length) return;
+      if (!first?.length) return none;
       if (!resampler) {
         checkSampleRate(result.sampleRate, `The ${format} stream`);
         rate = result.sampleRate;
@@ -91,12 +143,10 @@ function createSink(format: string, maxDurationMs: number) {
       if (durationMs > maxDurationMs) throw audioTooLong(durationMs, maxDurationMs, true);
       const mono = planarToMono(result.channelData);
       invalidFrames += mono.invalidFrames;
-      parts.push(resampler.push(mono.samples));
+      return resampler.push(mono.samples);
     },
-    finish(): DecodedStream {
-      if (resampler) parts.push(resampler.flush());
-      return { pcm: concat(parts), sourceRate: rate, channels, frames, invalidFrames };
-    },
+    flush: (): Float32Array => resampler?.flush() ?? none,
+    source: () => ({ sourceRate: rate, channels, frames, invalidFrames }),
   };
 }
 
