@@ -43,6 +43,10 @@ export const errorCodes = {
   },
   unsupported_media_type: { status: 415, summary: "the body's Content-Type is not one the route takes" },
   upgrade_required: { status: 426, summary: "GET /api/events or /api/dictate without a WebSocket upgrade" },
+  too_fast: {
+    status: 429,
+    summary: "a live dictation sent audio faster than dictate_max_speed times real time",
+  },
   busy: { status: 503, summary: "too many requests in flight or queued; retry after Retry-After" },
   internal: { status: 500, summary: "svc failed; quote the request id when reporting it" },
   websocket_unavailable: { status: 501, summary: "WebSockets need the server (not app.request)" },

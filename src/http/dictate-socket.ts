@@ -4,7 +4,12 @@ import type { Vad } from "../dictation/vad/vad.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { SettingsService } from "../settings/service.ts";
-import { createFrameDecoder, readClientMessage, type StartMessage } from "./dictate-protocol.ts";
+import {
+  createFrameDecoder,
+  type FrameDecoder,
+  readClientMessage,
+  type StartMessage,
+} from "./dictate-protocol.ts";
 
 /** What svc attaches to a live dictation's WebSocket when it upgrades one (routes/dictate.ts). */
 export interface DictateSocketData {
@@ -14,6 +19,8 @@ export interface DictateSocketData {
 
 export interface DictateLimits {
   maxSessionSeconds: number;
+  /** Audio may arrive at most this many times faster than real time (see `tooFast`). */
+  maxSpeed: number;
   maxSessions: number;
   idleTimeoutMs: number;
   maxFrameBytes: number;
@@ -39,7 +46,11 @@ type Socket = ServerWebSocket<DictateSocketData>;
 
 interface Connection {
   session: LiveSession | null;
-  decoder: ReturnType<typeof createFrameDecoder> | null;
+  decoder: FrameDecoder | null;
+  /** Decoded frames reach the session in the order they came, one after the other. */
+  feeding: Promise<void>;
+  /** When `start` arrived (performance.now()), the clock audio is measured against. */
+  startedAt: number;
   idle: ReturnType<typeof setTimeout> | undefined;
   /** Stop, cancel or an error arrived: nothing more is read. */
   ending: boolean;
@@ -73,6 +84,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
       end(conn);
       conn.session?.cancel(error);
       conn.session = null;
+      conn.decoder?.close();
     }
     const known = isAppError(error) ? error : null;
     if (!known) {
@@ -100,7 +112,8 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
   function start(ws: Socket, conn: Connection, message: StartMessage): void {
     if (conn.session)
       throw new AppError("invalid_request", "The dictation has already started: send audio, then stop.");
-    conn.decoder = createFrameDecoder(message);
+    conn.decoder = createFrameDecoder(message, deps.limits().maxSessionSeconds * 1000);
+    conn.startedAt = performance.now();
     conn.session = createLiveSession({
       transcriber: deps.transcriber,
       vad: deps.vad.stream(),
@@ -123,27 +136,52 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     const { session, decoder } = conn;
     if (!session || !decoder) throw new AppError("invalid_request", 'Send {"type":"start",…} before stop.');
     end(conn);
-    session.push(decoder.flush());
-    session.stop().then(
-      (final) => {
-        send(ws, { type: "final", ...final });
-        ws.close(1000, "done");
-      },
-      (error) => fail(ws, error),
-    );
+    conn.feeding
+      .then(() => decoder.flush())
+      .then((rest) => {
+        session.push(rest);
+        return session.stop();
+      })
+      .then(
+        (final) => {
+          send(ws, { type: "final", ...final });
+          ws.close(1000, "done");
+        },
+        (error) => fail(ws, error),
+      );
   }
 
-  function audio(conn: Connection, bytes: Uint8Array): void {
+  function audio(ws: Socket, conn: Connection, bytes: Uint8Array): void {
     const { session, decoder } = conn;
     if (!session || !decoder) {
       throw new AppError("invalid_request", 'Send {"type":"start",…} before audio frames.');
     }
-    session.push(decoder.decode(bytes));
-    const { maxSessionSeconds } = deps.limits();
+    const decoded = decoder.decode(bytes);
+    conn.feeding = conn.feeding
+      .then(() => decoded)
+      .then((pcm) => {
+        if (conn.session !== session) return;
+        session.push(pcm);
+        checkPace(session, conn.startedAt);
+      })
+      .catch((error) => fail(ws, error));
+  }
+
+  /** Past the longest dictation, or sent faster than `maxSpeed` × real time: the session ends. */
+  function checkPace(session: LiveSession, startedAt: number): void {
+    const { maxSessionSeconds, maxSpeed } = deps.limits();
     if (session.seconds > maxSessionSeconds) {
       throw new AppError(
         "audio_too_long",
         `The dictation is longer than ${maxSessionSeconds} s (dictate_max_session_seconds); stop sooner.`,
+      );
+    }
+    // A second's head start covers a client that buffered while the socket opened.
+    const allowed = maxSpeed * ((performance.now() - startedAt) / 1000 + 1);
+    if (session.seconds > allowed) {
+      throw new AppError(
+        "too_fast",
+        `${session.seconds.toFixed(1)} s of audio arrived in ${((performance.now() - startedAt) / 1000).toFixed(1)} s, faster than ${maxSpeed}× real time (dictate_max_speed); stream as it is spoken, or POST /api/transcribe a recording.`,
       );
     }
   }
@@ -158,7 +196,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
       );
     }
     if (typeof message !== "string") {
-      audio(conn, message);
+      audio(ws, conn, message);
       return;
     }
     const parsed = readClientMessage(message);
@@ -171,6 +209,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     end(conn);
     conn.session?.cancel();
     conn.session = null;
+    conn.decoder?.close();
     ws.close(1000, "cancelled");
   }
 
@@ -186,7 +225,14 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
         ws.close(1013, "busy");
         return;
       }
-      const conn: Connection = { session: null, decoder: null, idle: undefined, ending: false };
+      const conn: Connection = {
+        session: null,
+        decoder: null,
+        feeding: Promise.resolve(),
+        startedAt: 0,
+        idle: undefined,
+        ending: false,
+      };
       connections.set(ws, conn);
       armIdle(ws, conn);
     },
@@ -206,6 +252,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
       clearTimeout(conn.idle);
       // A client that leaves takes its queued pieces out of the scheduler.
       conn.session?.cancel();
+      conn.decoder?.close();
       connections.delete(ws);
     },
   };
@@ -219,6 +266,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
       for (const [ws, conn] of connections) {
         clearTimeout(conn.idle);
         conn.session?.cancel();
+        conn.decoder?.close();
         ws.close(1001, "server shutting down");
       }
       connections.clear();
@@ -230,6 +278,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
 export function dictateLimits(settings: Pick<SettingsService, "get">): () => DictateLimits {
   return () => ({
     maxSessionSeconds: settings.get("dictate_max_session_seconds"),
+    maxSpeed: settings.get("dictate_max_speed"),
     maxSessions: settings.get("dictate_max_sessions"),
     idleTimeoutMs: settings.get("dictate_idle_timeout_seconds") * 1000,
     maxFrameBytes: settings.get("dictate_max_frame_bytes"),

@@ -200,6 +200,12 @@ export const settingsCatalog = {
     default: 300,
     description: "Longest live dictation (GET /api/dictate); audio past it ends the session with an error.",
   }),
+  dictate_max_speed: define({
+    schema: whole(1, 1000),
+    default: 4,
+    description:
+      "How many times faster than real time a live dictation may send audio (after a 1 s head start); faster ends it with the error code too_fast.",
+  }),
   dictate_max_sessions: define({
     schema: whole(1, 64),
     default: 4,

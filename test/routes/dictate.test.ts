@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import { resample } from "../../src/dictation/audio/resample.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp } from "../helpers/app.ts";
@@ -42,6 +43,7 @@ async function streamFrames(
 }
 
 const clipMs = (goForward().length / 16_000) * 1000;
+const fixtures = join(import.meta.dir, "..", "fixtures", "audio");
 /** 100 ms of 16 kHz pcm16. */
 const frame100ms = 3200;
 
@@ -136,6 +138,61 @@ describe("GET /api/dictate (live dictation)", () => {
     const final = await client.next("final");
     expect(final.text).toBe("Go forward ten meters");
     expect(final.audioDurationMs as number).toBeCloseTo(clipMs, -1);
+  });
+
+  for (const [format, file] of [
+    ["webm-opus", "goforward-opus.webm"],
+    ["ogg-opus", "goforward-opus.ogg"],
+  ] as const) {
+    test(`${format} in MediaRecorder-sized chunks, cut anywhere, gives the batch text`, async () => {
+      const server = serve();
+      const bytes = new Uint8Array(await Bun.file(join(fixtures, file)).arrayBuffer());
+      const batch = await server.app.request("/api/transcribe", { method: "POST", body: bytes });
+      expect(batch.status).toBe(200);
+      const expected = (await batch.json()) as { text: string; audioDurationMs: number };
+      expect(expected.text).toBe("Go forward ten meters");
+      // No sampleRate: the stream says its own. 997 bytes cut frames and headers mid-way.
+      const client = await started(server, { format });
+      await streamFrames(client, bytes, 997, 5);
+      client.json({ type: "stop" });
+      const final = await client.next("final");
+      expect(final.text).toBe(expected.text);
+      expect(final.audioDurationMs as number).toBeCloseTo(expected.audioDurationMs, -2);
+      expect(client.messages.some((m) => m.type === "segment")).toBe(true);
+    });
+  }
+
+  test("webm-opus bytes that are not WebM are answered invalid_audio and closed 1008", async () => {
+    const client = await started(serve(), { format: "webm-opus" });
+    client.ws.send(new TextEncoder().encode("this is not a webm stream at all, only words ".repeat(40)));
+    client.json({ type: "stop" });
+    await expectError(client, "invalid_audio", 1008);
+  });
+
+  test("pcm16 without a sampleRate is answered invalid_request", async () => {
+    const client = connect(serve().url);
+    await client.opened;
+    client.json({ type: "start", format: "pcm16" });
+    await expectError(client, "invalid_request", 1008);
+  });
+
+  test("three times real time is within the default pace; the text is the same", async () => {
+    const client = await started(serve(), { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(client, toPcm16(goForward()), frame100ms, 33);
+    client.json({ type: "stop" });
+    expect((await client.next("final")).text).toBe("Go forward ten meters");
+  });
+
+  test("audio faster than dictate_max_speed × real time is answered too_fast; others go on", async () => {
+    const server = serve({ dictate_max_speed: 2 });
+    const calm = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    const hasty = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    // 6 s at once: past the 2 s a client may send in its first second at 2×.
+    await streamFrames(hasty, toPcm16(new Float32Array(16_000 * 6)), frame100ms);
+    await expectError(hasty, "too_fast", 1008);
+    await streamFrames(calm, toPcm16(goForward()), frame100ms, 60);
+    calm.json({ type: "stop" });
+    expect((await calm.next("final")).text).toBe("Go forward ten meters");
   });
 
   test("cancel closes 1000 with no final and nothing recorded", async () => {
@@ -257,7 +314,7 @@ describe("GET /api/dictate (live dictation)", () => {
   });
 
   test("audio past dictate_max_session_seconds is answered audio_too_long", async () => {
-    const client = await started(serve({ dictate_max_session_seconds: 5 }), {
+    const client = await started(serve({ dictate_max_session_seconds: 5, dictate_max_speed: 1000 }), {
       format: "pcm16",
       sampleRate: 16_000,
     });
