@@ -15,7 +15,7 @@ export const defaultRegionOptions: RegionOptions = {
   threshold: 0.5,
   minSpeechMs: 250,
   minSilenceMs: 200,
-  padMs: 60,
+  padMs: 150,
 };
 
 /**
