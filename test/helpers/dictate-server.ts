@@ -104,3 +104,16 @@ export function toPcm16(pcm: Float32Array): Uint8Array<ArrayBuffer> {
     out[i] = Math.max(-32768, Math.min(32767, Math.round((pcm[i] ?? 0) * 32768)));
   return new Uint8Array(out.buffer);
 }
+
+/** Sends `bytes` in frames of `frameBytes`, `pauseMs` apart, as a recorder would while someone speaks. */
+export async function streamFrames(
+  client: DictateClient,
+  bytes: Uint8Array<ArrayBuffer>,
+  frameBytes: number,
+  pauseMs = 0,
+): Promise<void> {
+  for (let at = 0; at < bytes.length; at += frameBytes) {
+    client.ws.send(bytes.subarray(at, at + frameBytes));
+    if (pauseMs > 0) await Bun.sleep(pauseMs);
+  }
+}

@@ -8,6 +8,7 @@ import {
   type DictateClient,
   type DictateServer,
   serveDictation,
+  streamFrames,
   toPcm16,
 } from "../helpers/dictate-server.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
@@ -27,19 +28,6 @@ function serve(settings: Record<string, unknown> = {}, options: Parameters<typeo
   served.app.services.settings.set("stt_engine", "sphinx");
   for (const [key, value] of Object.entries(settings)) served.app.services.settings.set(key, value);
   return served;
-}
-
-/** Sends `bytes` in frames of `frameBytes`, as a recorder would while someone speaks. */
-async function streamFrames(
-  client: DictateClient,
-  bytes: Uint8Array<ArrayBuffer>,
-  frameBytes: number,
-  pauseMs = 0,
-) {
-  for (let at = 0; at < bytes.length; at += frameBytes) {
-    client.ws.send(bytes.subarray(at, at + frameBytes));
-    if (pauseMs > 0) await Bun.sleep(pauseMs);
-  }
 }
 
 const clipMs = (goForward().length / 16_000) * 1000;
