@@ -12,7 +12,7 @@ import {
   toPcm16,
 } from "../helpers/dictate-server.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
-import { goForward } from "../helpers/sphinx-testdata.ts";
+import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
 
 // GET /api/dictate over a real WebSocket to a real Bun.serve, with the sphinx engine on the
 // pocketsphinx goforward clip ("go forward ten meters", 16 kHz mono).
@@ -182,6 +182,44 @@ describe("GET /api/dictate (live dictation)", () => {
     calm.json({ type: "stop" });
     expect((await calm.next("final")).text).toBe("Go forward ten meters");
   });
+
+  test("beside a long file job, the final comes while the file is still running", async () => {
+    const server = serve({}, { maxBodyBytes: 4 * 1024 * 1024 });
+    await server.app.dictation.warmUp();
+    // 45 s of LibriVox speech: two windows (30 s, 15 s) in the batch lane, about 5 s and 3 s of
+    // sphinx here. The dictation's piece waits for the window in progress, then goes before the next.
+    const clips = librivoxClips().map((clip) => clip.pcm);
+    const long = new Float32Array(16_000 * 45);
+    for (let at = 0, i = 0; at < long.length; i++) {
+      const clip = clips[i % clips.length] ?? new Float32Array(0);
+      long.set(clip.subarray(0, long.length - at), at);
+      at += clip.length;
+    }
+    let fileDoneAt = Number.POSITIVE_INFINITY;
+    const file = server.app
+      .request("/api/transcribe", {
+        method: "POST",
+        body: encodeWav(long),
+        headers: { "content-type": "audio/wav" },
+      })
+      .then(async (res) => {
+        fileDoneAt = performance.now();
+        return res.status;
+      });
+    // The file is decoded and its first window is with the engine before the dictation starts.
+    await Bun.sleep(300);
+    const client = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(client, toPcm16(goForward()), frame100ms, 100);
+    await streamFrames(client, toPcm16(new Float32Array(8000)), frame100ms, 100);
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    const finalAt = performance.now();
+    expect(final.text).toBe("Go forward ten meters");
+    // It waited for the window in progress at most, not for the rest of the file.
+    expect(finalAt).toBeLessThan(fileDoneAt);
+    expect(await file).toBe(200);
+    expect(fileDoneAt - finalAt).toBeGreaterThan(1000);
+  }, 60_000);
 
   test("cancel closes 1000 with no final and nothing recorded", async () => {
     const server = serve();
