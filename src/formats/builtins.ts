@@ -128,6 +128,15 @@ export const builtinFormats: readonly BuiltinFormat[] = [
       "hashtags, @handles and links as dictated; do not add hashtags, emoji or calls to action.",
   ),
   builtin(
+    "voice-assistant",
+    "Voice assistant",
+    ["wyoming"],
+    "A spoken command for a voice assistant such as Home Assistant's Assist, which matches it against " +
+      "its own sentences. Keep the words as spoken, in the order said: do not answer it, " +
+      "rephrase it, complete it or add punctuation. Keep names of devices, rooms, areas and numbers exactly.",
+    { capitalize: false, spokenPunctuation: false, endPunctuation: "strip" },
+  ),
+  builtin(
     "issue-tracker",
     "Issues and code review",
     [

@@ -75,6 +75,7 @@ describe("built-in formats", () => {
     [{ app: "Ivory" }, "social-post"],
     [{ app: "Chrome", url: "https://bsky.app/" }, "social-post"],
     [{ app: "Chrome", url: "https://github.com/o/r/pull/1" }, "issue-tracker"],
+    [{ app: "Wyoming" }, "voice-assistant"],
     [{ app: "Google Chrome", url: "https://example.com/" }, null],
     [{ app: "Calculator" }, null],
     [{ app: "Finder" }, null],

@@ -39,6 +39,22 @@ describe("POST /api/post-process", () => {
     expect(body.text).toBe("git status period");
   });
 
+  test("the Voice assistant format keeps a command as said: no capital, symbols or trailing period", async () => {
+    const { json } = createTestApp();
+    const res = await json("/api/post-process", "POST", {
+      text: "um turn on the kitchen lights to fifty percent period",
+      appContext: { app: "Wyoming" },
+    });
+    const body = (await res.json()) as Result;
+    expect(body.format?.label).toBe("Voice assistant");
+    expect(body.text).toBe("turn on the kitchen lights to fifty percent period");
+    const spoken = await json("/api/post-process", "POST", {
+      text: "Turn off the TV.",
+      appContext: { app: "Wyoming" },
+    });
+    expect(((await spoken.json()) as Result).text).toBe("Turn off the TV");
+  });
+
   test("blank text answers empty text, not an error", async () => {
     const { json } = createTestApp();
     const res = await json("/api/post-process", "POST", { text: "   \n " });
