@@ -4,7 +4,7 @@ import { type AppContext, appContextLimits, appContextSchema } from "../formats/
 import { countWords } from "./words.ts";
 
 /** Where a dictation came from, as history records it. */
-export type HistorySource = "api" | "openai" | "live" | "cli";
+export type HistorySource = "api" | "openai" | "live" | "cli" | "wyoming";
 
 /** A history entry as the API shows it. */
 export const historyItemSchema = v.object({
@@ -22,7 +22,10 @@ export const historyItemSchema = v.object({
   appContext: v.nullable(appContextSchema),
   formatId: v.nullable(v.number()),
   formatLabel: v.nullable(v.string()),
-  /** Where it came from: `api` (/api/transcribe and the console), `openai` (/v1), `live` (/api/dictate), `cli`. */
+  /**
+   * Where it came from: `api` (/api/transcribe and the console), `openai` (/v1), `live`
+   * (/api/dictate), `cli`, `wyoming` (the Wyoming listener, Home Assistant's Assist).
+   */
   source: v.string(),
   createdAt: v.string(),
 });
