@@ -121,6 +121,8 @@ export interface PieceInput {
   pcm: Float32Array;
   /** Default: the `language` setting. */
   language?: string;
+  /** An installed model instead of the `stt_model` setting. */
+  model?: string;
   /** The text said before this piece, combined with the vocabulary within the engine's budget. */
   prompt?: string;
   signal?: AbortSignal;
@@ -334,7 +336,7 @@ export function createTranscriber(deps: TranscriberDeps) {
     const timeout = AbortSignal.timeout(limits.timeoutMs);
     const signal = input.signal ? AbortSignal.any([input.signal, timeout]) : timeout;
     const loading = performance.now();
-    const engine = await deps.engine(undefined, { prompt: input.prompt });
+    const engine = await deps.engine(undefined, { prompt: input.prompt, model: input.model });
     input.timings.engine += performance.now() - loading;
     const ask = { language: input.language ?? limits.language };
     try {

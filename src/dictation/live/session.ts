@@ -19,6 +19,8 @@ export interface LiveSessionOptions {
   /** The session's own detector stream. */
   vad: VadStream;
   language?: string;
+  /** An installed model for this dictation instead of the `stt_model` setting. */
+  model?: string;
   appContext?: AppContext | null;
   /** Each piece as soon as it is recognised, in order. */
   onSegment?(segment: LiveSegment): void;
@@ -98,6 +100,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     const piece = await transcriber.recognisePiece({
       pcm,
       language,
+      model: options.model,
       prompt: prompt === "" ? undefined : prompt,
       signal: controller.signal,
       timings,
@@ -148,6 +151,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       .recognisePiece({
         pcm: audio.slice(fromMs, nowMs),
         language,
+        model: options.model,
         prompt: texts.join(" ").slice(-promptChars) || undefined,
         signal: AbortSignal.any([controller.signal, guessing.signal]),
         timings: { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 },

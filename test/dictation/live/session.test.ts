@@ -45,9 +45,10 @@ function fakeVad(): VadStream {
 const word = (n: number, seconds = 0.5) => new Float32Array(seconds * rate).fill(n / 100);
 const pause = (seconds = 0.2) => new Float32Array(seconds * rate);
 
-function harness(options: { gate?: Promise<void>; fail?: number; partials?: boolean } = {}) {
+function harness(options: { gate?: Promise<void>; fail?: number; partials?: boolean; model?: string } = {}) {
   const calls: { samples: number; prompt: string | undefined }[] = [];
   const prompts: (string | undefined)[] = [];
+  const models: (string | undefined)[] = [];
   const recorded: HistoryEntry[] = [];
   const postProcessed: string[] = [];
   let aborted = 0;
@@ -78,6 +79,7 @@ function harness(options: { gate?: Promise<void>; fail?: number; partials?: bool
     },
     engine: async (_override, choice = {}) => {
       prompts.push(choice.prompt);
+      models.push(choice.model);
       return { engine, id: "sphinx", model: "fake", prompt: choice.prompt, clean: (text) => text };
     },
     scheduler: createScheduler({ maxQueued: 16, concurrency: 1 }),
@@ -107,6 +109,7 @@ function harness(options: { gate?: Promise<void>; fail?: number; partials?: bool
   const session = createLiveSession({
     transcriber,
     vad: fakeVad(),
+    model: options.model,
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
     onPartial: options.partials ? (text) => partials.push(text) : undefined,
@@ -115,6 +118,7 @@ function harness(options: { gate?: Promise<void>; fail?: number; partials?: bool
     session,
     calls,
     prompts,
+    models,
     recorded,
     postProcessed,
     segments,
@@ -178,6 +182,17 @@ describe("createLiveSession", () => {
     await h.session.stop();
     expect(h.calls.map((c) => c.samples)).toEqual([0.3 * rate, 0.4 * rate, 0.5 * rate]);
     expect(h.prompts).toEqual([undefined, "w1", "w1 w2"]);
+  });
+
+  test("a session given a model asks for it for every piece; without one, the setting decides", async () => {
+    const named = harness({ model: "small.en" });
+    stream(named.session, join(word(1), pause(), word(2)));
+    await named.session.stop();
+    expect(named.models).toEqual(["small.en", "small.en"]);
+    const plain = harness();
+    stream(plain.session, word(1));
+    await plain.session.stop();
+    expect(plain.models).toEqual([undefined]);
   });
 
   test("answers empty text, still recorded once, when no speech arrived", async () => {
