@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
 import { createFileCursor, type FileCursor } from "./file-cursor.ts";
 import { expectedTensors, tensorBytes, weightType } from "./ggml-tensors.ts";
@@ -135,6 +135,28 @@ export function validateWhisperModel(path: string): WhisperModelInfo {
     const tensorCount = checkTensors(cur, hp, fail);
     const size = SIZES[hp.nAudioLayer] ?? "custom";
     return { path, sizeBytes, size, multilingual: hp.nVocab >= 51865, nAudioCtx: 1500, tensorCount, ...hp };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whether a model file is English-only or multilingual, from its vocabulary size (the header's
+ * second field); null when the file cannot be read as a whisper model. Reads 8 bytes.
+ */
+export function modelLanguages(path: string): "en" | "multilingual" | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return null;
+  }
+  try {
+    const header = Buffer.alloc(8);
+    if (readSync(fd, header, 0, 8, 0) < 8 || header.readUInt32LE(0) !== GGML_MAGIC) return null;
+    const nVocab = header.readInt32LE(4);
+    if (nVocab === 51864) return "en";
+    return nVocab === 51865 || nVocab === 51866 ? "multilingual" : null;
   } finally {
     closeSync(fd);
   }
