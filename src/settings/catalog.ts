@@ -222,6 +222,39 @@ export const settingsCatalog = {
     default: 262_144,
     description: "Largest message a live dictation accepts; a bigger one ends it with payload_too_large.",
   }),
+  wyoming_max_connections: define({
+    schema: whole(1, 256),
+    default: 8,
+    description:
+      "Wyoming connections at once (SVC_WYOMING_PORT); one more is sent an error event (busy) and closed.",
+  }),
+  wyoming_idle_timeout_seconds: define({
+    schema: whole(1, 600),
+    default: 30,
+    description:
+      "A Wyoming connection that sends nothing this long (while no transcript is being made) is closed.",
+  }),
+  wyoming_max_utterance_seconds: define({
+    schema: whole(5, 600),
+    default: 60,
+    description: "Longest audio one Wyoming transcription takes; more ends it with the error audio_too_long.",
+  }),
+  wyoming_max_header_bytes: define({
+    schema: whole(256, 65_536),
+    default: 8192,
+    description: "Longest JSON header line of a Wyoming event; a longer one closes the connection.",
+  }),
+  wyoming_max_data_bytes: define({
+    schema: whole(256, 1_048_576),
+    default: 65_536,
+    description: "Largest data_length a Wyoming event may declare; a larger one closes the connection.",
+  }),
+  wyoming_max_payload_bytes: define({
+    schema: whole(1024, 16_777_216),
+    default: 262_144,
+    description:
+      "Largest payload_length (audio bytes) a Wyoming event may declare; a larger one closes the connection.",
+  }),
   hook_timeout_ms: define({
     schema: whole(50, 60_000),
     default: 5000,

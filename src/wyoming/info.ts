@@ -1,0 +1,130 @@
+import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
+import { modelLanguages } from "../dictation/engines/whisper/ggml-model.ts";
+import type { ModelPreset } from "../dictation/engines/whisper/models/presets.ts";
+import type { ModelStore } from "../dictation/engines/whisper/models/store.ts";
+import type { SettingsService } from "../settings/service.ts";
+
+// What `describe` is answered with: an `info` event holding one `asr` program, shaped as info.py's
+// dataclasses serialise (asdict: every field present, null where unknown), so Home Assistant's
+// `Info.from_event` reads it. Home Assistant offers the languages of the installed models.
+
+export interface InfoSources {
+  version: string;
+  /** Where svc's own console is served: the program's attribution link. */
+  url: string;
+  settings: Pick<SettingsService, "get">;
+  models: Pick<ModelStore, "listInstalled" | "presets">;
+}
+
+interface Attribution {
+  name: string;
+  url: string;
+}
+
+/** asr.py's `AsrModel`: an `Artifact` with the languages it speaks. */
+interface AsrModel {
+  name: string;
+  attribution: Attribution;
+  installed: boolean;
+  description: string | null;
+  version: string | null;
+  languages: string[];
+}
+
+const everyLanguage = [...WHISPER_LANGUAGES.keys()].sort();
+const languagesOf = (kind: ModelPreset["languages"] | null) =>
+  kind === "en" ? ["en"] : kind === "multilingual" ? everyLanguage : [];
+
+const whisperAttribution: Attribution = {
+  name: "OpenAI Whisper, ggml conversion by whisper.cpp",
+  url: "https://huggingface.co/ggerganov/whisper.cpp",
+};
+
+function whisperModels(sources: InfoSources): AsrModel[] {
+  const active = sources.settings.get("stt_model");
+  const installed = sources.models.listInstalled();
+  const entries = installed.map((model): AsrModel => {
+    const preset = sources.models.presets.find((candidate) => candidate.id === model.id);
+    const kind = preset?.languages ?? modelLanguages(model.path);
+    return {
+      name: model.id,
+      attribution: whisperAttribution,
+      installed: true,
+      description: `${model.id === active ? "Active model. " : ""}${preset?.description ?? "An imported whisper model."}`,
+      version: null,
+      languages: languagesOf(kind),
+    };
+  });
+  // The active model first: it answers when the client names none.
+  entries.sort((a, b) => Number(b.name === active) - Number(a.name === active));
+  if (!installed.some((model) => model.id === active)) {
+    const preset = sources.models.presets.find((candidate) => candidate.id === active);
+    entries.unshift({
+      name: active,
+      attribution: whisperAttribution,
+      installed: false,
+      description: `The active model (stt_model), not downloaded yet: svc models pull ${active}.`,
+      version: null,
+      languages: languagesOf(preset?.languages ?? null),
+    });
+  }
+  return entries;
+}
+
+/** The models a Wyoming request can be answered with: those of the engine `stt_engine` selects. */
+export function answeringModels(sources: InfoSources): AsrModel[] {
+  const { settings } = sources;
+  const engine = settings.get("stt_engine");
+  if (engine === "whisper") return whisperModels(sources);
+  if (engine === "sphinx") {
+    return [
+      {
+        name: "en-us",
+        attribution: { name: "CMU Sphinx", url: "https://cmusphinx.github.io" },
+        installed: true,
+        description: "PocketSphinx's US English model (stt_engine sphinx).",
+        version: null,
+        languages: ["en"],
+      },
+    ];
+  }
+  const model = settings.get("remote_stt_model") ?? "(remote_stt_model not set)";
+  const baseUrl = settings.get("remote_stt_base_url");
+  return [
+    {
+      name: model,
+      attribution: { name: "remote transcription server", url: baseUrl ? new URL(baseUrl).origin : "" },
+      installed: baseUrl !== null && settings.get("remote_stt_model") !== null,
+      description: "An OpenAI-compatible transcription server (stt_engine remote).",
+      version: null,
+      languages: everyLanguage,
+    },
+  ];
+}
+
+/**
+ * The model a `transcribe` names, when svc can answer with it: an installed whisper model while
+ * whisper is the engine. Anything else (another engine's name, a model not installed) is ignored
+ * and the active model answers, as a Wyoming server with one model does.
+ */
+export function requestedModel(sources: InfoSources, name: string | undefined): string | undefined {
+  if (name === undefined || sources.settings.get("stt_engine") !== "whisper") return undefined;
+  return sources.models.listInstalled().some((model) => model.id === name) ? name : undefined;
+}
+
+/** The data of the `info` event. */
+export function describeSvc(sources: InfoSources): Record<string, unknown> {
+  const program = {
+    name: "svc",
+    attribution: { name: "svc", url: sources.url },
+    installed: true,
+    description:
+      "svc, a self-hosted dictation server: live speech recognition with its dictionary, formats, plugins and history",
+    version: sources.version,
+    models: answeringModels(sources),
+    supports_transcript_streaming: true,
+    // svc does not end a command by itself: the client's own detector sends audio-stop.
+    requires_external_vad: true,
+  };
+  return { asr: [program], tts: [], handle: [], intent: [], wake: [], mic: [], snd: [] };
+}

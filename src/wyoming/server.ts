@@ -1,0 +1,151 @@
+import type { Socket, TCPSocketListener } from "bun";
+import { AppError } from "../errors.ts";
+import type { SettingsService } from "../settings/service.ts";
+import { type Connection, type ConnectionDeps, createConnection, type WyomingLimits } from "./connection.ts";
+
+interface SocketData {
+  connection: Connection | null;
+  /** Bytes the kernel did not take yet, sent on `drain`, in order. */
+  queued: Uint8Array[];
+  closing: boolean;
+  ended: boolean;
+}
+
+export interface WyomingServer {
+  /** Starts listening; throws when the address cannot be bound (main.ts says why). */
+  listen(hostname: string, port: number): TCPSocketListener<SocketData>;
+  /** Connections now open. */
+  readonly connections: number;
+  /** Cancels every transcription, closes every connection and stops listening (shutdown). */
+  stop(): void;
+}
+
+const fresh = (): SocketData => ({ connection: null, queued: [], closing: false, ended: false });
+
+// A client that does not close its side after svc ended the connection is cut off after this.
+const lingerMs = 2000;
+
+/** Writes what the socket takes now and keeps the rest for `drain`: Bun's write is unbuffered. */
+function flush(socket: Socket<SocketData>): void {
+  const { queued } = socket.data;
+  while (queued.length > 0) {
+    const next = queued[0];
+    if (!next) break;
+    const written = socket.write(next);
+    if (written < 0) {
+      queued.length = 0;
+      return;
+    }
+    if (written < next.length) {
+      queued[0] = next.subarray(written);
+      return;
+    }
+    queued.shift();
+  }
+  if (socket.data.closing && !socket.data.ended) {
+    socket.data.ended = true;
+    socket.end();
+    setTimeout(() => socket.terminate(), lingerMs).unref();
+  }
+}
+
+/** The Wyoming listener (`SVC_WYOMING_PORT`): a TCP server whose connections each speak the protocol. */
+export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
+  const open = new Set<Socket<SocketData>>();
+  let listener: TCPSocketListener<SocketData> | null = null;
+  let counter = 0;
+
+  const wire = (socket: Socket<SocketData>) => ({
+    write(bytes: Uint8Array) {
+      socket.data.queued.push(bytes);
+      if (socket.data.queued.length === 1) flush(socket);
+    },
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
+    close() {
+      if (socket.data.closing) return;
+      socket.data.closing = true;
+      flush(socket);
+    },
+  });
+
+  return {
+    listen(hostname, port) {
+      listener = Bun.listen<SocketData>({
+        hostname,
+        port,
+        // One port, one server: without it a second svc could bind the same port too.
+        exclusive: true,
+        // A client that half-closes after audio-stop still gets its transcript.
+        allowHalfOpen: true,
+        data: fresh(),
+        socket: {
+          binaryType: "uint8array",
+          open(socket) {
+            socket.data = fresh();
+            const id = `wyoming-${++counter}`;
+            const connection = createConnection(id, wire(socket), deps);
+            const { maxConnections } = deps.limits();
+            if (open.size >= maxConnections) {
+              deps.logger.warn("wyoming connection refused: too many", { connection: id, maxConnections });
+              connection.refuse(
+                new AppError(
+                  "busy",
+                  `${maxConnections} Wyoming connections are open (wyoming_max_connections); retry shortly.`,
+                ),
+              );
+              return;
+            }
+            socket.data.connection = connection;
+            open.add(socket);
+            deps.logger.debug("wyoming connection opened", { connection: id, remote: socket.remoteAddress });
+            connection.start();
+          },
+          data(socket, chunk) {
+            socket.data.connection?.receive(chunk);
+          },
+          drain(socket) {
+            flush(socket);
+          },
+          end(socket) {
+            socket.data.connection?.end();
+          },
+          close(socket) {
+            open.delete(socket);
+            socket.data.connection?.gone();
+            socket.data.queued.length = 0;
+          },
+          error(socket, error) {
+            deps.logger.warn("wyoming socket error", { error });
+            socket.data.connection?.gone();
+          },
+        },
+      });
+      return listener;
+    },
+    get connections() {
+      return open.size;
+    },
+    stop() {
+      listener?.stop(true);
+      listener = null;
+      for (const socket of open) {
+        socket.data.connection?.gone();
+        socket.terminate();
+      }
+      open.clear();
+    },
+  };
+}
+
+/** The limits from their settings (wyoming_*), read when each applies. */
+export function wyomingLimits(settings: Pick<SettingsService, "get">): () => WyomingLimits {
+  return () => ({
+    maxConnections: settings.get("wyoming_max_connections"),
+    idleTimeoutMs: settings.get("wyoming_idle_timeout_seconds") * 1000,
+    maxUtteranceSeconds: settings.get("wyoming_max_utterance_seconds"),
+    maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
+    maxDataBytes: settings.get("wyoming_max_data_bytes"),
+    maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
+  });
+}
