@@ -36,6 +36,16 @@ const byteSize = (name: string, fallback: string, min: number) =>
     v.minValue(min, `${name} must be at least ${min} bytes`),
   );
 
+/** A port that may be left unset (the listener is then off); "0" picks a free one. */
+const optionalPort = (name: string) =>
+  v.pipe(
+    v.optional(v.string(), ""),
+    v.trim(),
+    v.regex(/^\d*$/, `${name} must be a port number (0 picks a free one), or unset to turn the listener off`),
+    v.transform((text) => (text === "" ? null : Number(text))),
+    v.check((port) => port === null || port <= 65535, `${name} must be at most 65535`),
+  );
+
 const csv = v.pipe(
   v.optional(v.string(), ""),
   v.transform((text) =>
@@ -67,6 +77,14 @@ export const envSchema = v.object({
   HOST: described(
     v.pipe(v.optional(v.string(), "0.0.0.0"), v.trim(), v.nonEmpty("HOST must not be empty")),
     "interface to bind (default 0.0.0.0)",
+  ),
+  SVC_WYOMING_PORT: described(
+    optionalPort("SVC_WYOMING_PORT"),
+    "Wyoming speech-to-text port for Home Assistant, usually 10300 (default: off)",
+  ),
+  SVC_WYOMING_HOST: described(
+    v.pipe(v.optional(v.string(), ""), v.trim()),
+    "interface the Wyoming listener binds (default: HOST)",
   ),
   SVC_ENV: described(
     v.optional(
@@ -222,6 +240,11 @@ export function loadConfig(env: Record<string, string | undefined>) {
     dbPath,
     port: out.PORT,
     host: out.HOST,
+    /** The Wyoming listener's address, or null when SVC_WYOMING_PORT is unset. */
+    wyoming:
+      out.SVC_WYOMING_PORT === null
+        ? null
+        : { host: out.SVC_WYOMING_HOST === "" ? out.HOST : out.SVC_WYOMING_HOST, port: out.SVC_WYOMING_PORT },
     env: out.SVC_ENV,
     doNotTrack: out.DO_NOT_TRACK.trim() !== "" && out.DO_NOT_TRACK.trim() !== "0",
     trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS) as ReadonlySet<string>,

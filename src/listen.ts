@@ -20,17 +20,25 @@ export function listenUrl(host: string, port: number): string {
   return `http://${urlHost(host)}:${port}`;
 }
 
-/** One line for a port svc could not listen on: which address, why, and what to change. */
-export function bindFailure(host: string, port: number, error: unknown): string {
+/**
+ * One line for a port svc could not listen on: which address, why, and what to change. `names`
+ * are the variables that set it (the Wyoming listener has its own).
+ */
+export function bindFailure(
+  host: string,
+  port: number,
+  error: unknown,
+  names: { host: string; port: string } = { host: "HOST", port: "PORT" },
+): string {
   const code = errorCode(error);
   const where = `${urlHost(host)}:${port}`;
   switch (code) {
     case "EADDRINUSE":
-      return `cannot listen on ${where}: the port is already in use (another svc?). Stop it or set PORT to a free port.`;
+      return `cannot listen on ${where}: the port is already in use (another svc?). Stop it or set ${names.port} to a free port.`;
     case "EADDRNOTAVAIL":
-      return `cannot listen on ${where}: no network interface has that address. Set HOST to one of this machine's addresses, or 0.0.0.0.`;
+      return `cannot listen on ${where}: no network interface has that address. Set ${names.host} to one of this machine's addresses, or 0.0.0.0.`;
     case "EACCES":
-      return `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set PORT to 1024 or above.`;
+      return `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set ${names.port} to 1024 or above.`;
     default:
       return `cannot listen on ${where}: ${reasonOf(error)}`;
   }

@@ -16,10 +16,12 @@ import { createDictateSocket, dictateLimits } from "./http/dictate-socket.ts";
 import { lastResortError } from "./http/errors.ts";
 import { createEventsSocket } from "./http/events-socket.ts";
 import { routeSockets } from "./http/sockets.ts";
-import { bindFailure, isLoopback, listenUrl } from "./listen.ts";
+import { bindFailure, isLoopback, listenUrl, urlHost } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { version } from "./version.ts";
+import { describeSvc, requestedModel } from "./wyoming/info.ts";
+import { createWyomingServer, type WyomingServer, wyomingLimits } from "./wyoming/server.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -104,8 +106,21 @@ async function serve(env: Env): Promise<number> {
     lock?.release();
     return fail(bindFailure(config.host, config.port, error), 3);
   }
+  const url = listenUrl(server.hostname ?? config.host, server.port ?? config.port);
+  let wyoming: WyomingServer | null = null;
+  if (config.wyoming) {
+    try {
+      wyoming = listenWyoming(config.wyoming, runtime, url, logger);
+    } catch (error) {
+      await server.stop(true);
+      await runtime.close();
+      lock?.release();
+      const { host, port } = config.wyoming;
+      return fail(bindFailure(host, port, error, { host: "SVC_WYOMING_HOST", port: "SVC_WYOMING_PORT" }), 3);
+    }
+  }
   logger.info("svc listening", {
-    url: listenUrl(server.hostname ?? config.host, server.port ?? config.port),
+    url,
     version,
     db: config.dbPath,
     sqlite: sqliteVersion(db),
@@ -123,6 +138,7 @@ async function serve(env: Env): Promise<number> {
   return await waitForShutdown(async () => {
     socket.closeAll();
     dictate.closeAll();
+    wyoming?.stop();
     // Stop accepting, let in-flight requests finish (bounded), then release everything else.
     const drained = server.stop(false);
     const timedOut = await Promise.race([
@@ -136,6 +152,34 @@ async function serve(env: Env): Promise<number> {
     await runtime.close();
     lock?.release();
   }, logger);
+}
+
+/** The Wyoming listener for Home Assistant (SVC_WYOMING_PORT); throws when it cannot bind. */
+function listenWyoming(
+  address: { host: string; port: number },
+  runtime: Runtime,
+  url: string,
+  logger: Logger,
+): WyomingServer {
+  const { services, dictation } = runtime;
+  const sources = { version, url, settings: services.settings, models: runtime.models.store };
+  const wyoming = createWyomingServer({
+    transcriber: dictation.transcriber,
+    vad: dictation.vad,
+    limits: wyomingLimits(services.settings),
+    info: () => describeSvc(sources),
+    model: (name) => requestedModel(sources, name),
+    logger,
+  });
+  const listener = wyoming.listen(address.host, address.port);
+  logger.info("wyoming listening", { address: `tcp://${urlHost(listener.hostname)}:${listener.port}` });
+  if (!isLoopback(address.host)) {
+    logger.warn(
+      `The Wyoming listener is bound to ${address.host}: the protocol has no authentication, so anyone who ` +
+        "can reach its port can transcribe with svc. Keep it on a trusted network.",
+    );
+  }
+  return wyoming;
 }
 
 function waitForShutdown(stop: () => Promise<void>, logger: Logger): Promise<number> {

@@ -38,6 +38,7 @@ describe("loadConfig", () => {
     });
     expect([...config.trustedOrigins]).toEqual([]);
     expect(config.allowedHosts).toEqual([]);
+    expect(config.wyoming).toBeNull();
   });
 
   test("missing SVC_DB_PATH is one problem that says what to set", () => {
@@ -89,6 +90,24 @@ describe("loadConfig", () => {
 
   test("PORT outside 0..65535 is refused", () => {
     expect(problems({ SVC_DB_PATH: "/tmp/a.db", PORT: "70000" })).toEqual(["PORT must be at most 65535"]);
+  });
+
+  test("SVC_WYOMING_PORT turns the Wyoming listener on, on HOST unless SVC_WYOMING_HOST says otherwise", () => {
+    const on = loadConfig({ SVC_DB_PATH: "/tmp/a.db", HOST: "192.0.2.7", SVC_WYOMING_PORT: " 10300 " });
+    expect(on.wyoming).toEqual({ host: "192.0.2.7", port: 10300 });
+    const own = loadConfig({
+      SVC_DB_PATH: "/tmp/a.db",
+      SVC_WYOMING_PORT: "0",
+      SVC_WYOMING_HOST: "127.0.0.1",
+    });
+    expect(own.wyoming).toEqual({ host: "127.0.0.1", port: 0 });
+    expect(loadConfig({ SVC_DB_PATH: "/tmp/a.db", SVC_WYOMING_PORT: "" }).wyoming).toBeNull();
+    expect(problems({ SVC_DB_PATH: "/tmp/a.db", SVC_WYOMING_PORT: "wyoming" })).toEqual([
+      "SVC_WYOMING_PORT must be a port number (0 picks a free one), or unset to turn the listener off",
+    ]);
+    expect(problems({ SVC_DB_PATH: "/tmp/a.db", SVC_WYOMING_PORT: "70000" })).toEqual([
+      "SVC_WYOMING_PORT must be at most 65535",
+    ]);
   });
 
   test("parses lists, sizes and flags", () => {

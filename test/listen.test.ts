@@ -48,4 +48,14 @@ describe("bindFailure", () => {
     expect(bindFailure("192.0.2.1", 4649, failure("EADDRNOTAVAIL"))).toContain("Set HOST");
     expect(bindFailure("0.0.0.0", 1, failure("EWHATEVER"))).toBe("cannot listen on 0.0.0.0:1: listen failed");
   });
+
+  test("names the Wyoming listener's own variables when asked", () => {
+    const names = { host: "SVC_WYOMING_HOST", port: "SVC_WYOMING_PORT" };
+    expect(bindFailure("127.0.0.1", 10300, failure("EADDRINUSE"), names)).toContain(
+      "Stop it or set SVC_WYOMING_PORT to a free port.",
+    );
+    expect(bindFailure("192.0.2.1", 10300, failure("EADDRNOTAVAIL"), names)).toContain(
+      "Set SVC_WYOMING_HOST",
+    );
+  });
 });

@@ -5,7 +5,9 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
+import { connectWyoming, pcm16, streamChunks } from "../helpers/wyoming.ts";
 
 let dir: string;
 let server: RunningServer;
@@ -211,6 +213,19 @@ describe("compiled binary start-up failures", () => {
     expect(result.stdout).not.toContain("svc listening");
   });
 
+  test("a Wyoming port already in use: exit 3 and one line naming SVC_WYOMING_PORT", async () => {
+    const result = await serveOnce({
+      SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-wyoming-busy-")), "svc.db"),
+      HOST: "127.0.0.1",
+      PORT: "0",
+      SVC_WYOMING_PORT: String(server.port),
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `svc: cannot listen on 127.0.0.1:${server.port}: the port is already in use (another svc?). Stop it or set SVC_WYOMING_PORT to a free port.\n`,
+    );
+  });
+
   test("a second server on the same database (another port): exit 1, one line; the first keeps serving", async () => {
     const dbPath = join(dir, "data", "svc.db");
     const result = await serveOnce({ SVC_DB_PATH: dbPath, HOST: "127.0.0.1", PORT: "0" });
@@ -319,5 +334,48 @@ describe("compiled binary shutdown", () => {
     });
     expect(await own.stop("SIGINT")).toBe(0);
     expect(await closed).toBe(1001);
+  });
+});
+
+describe("compiled binary: the Wyoming listener", () => {
+  test("serves Home Assistant's sequence with sphinx, records it, and closes its clients on SIGTERM", async () => {
+    const own = await startBinary({
+      SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-wyoming-")), "svc.db"),
+      SVC_WYOMING_PORT: "0",
+    });
+    const listening = own.lines.find((line) => line.msg === "wyoming listening");
+    const port = Number(/:(\d+)$/.exec(String(listening?.address))?.[1]);
+    expect(listening?.address).toBe(`tcp://127.0.0.1:${port}`);
+    const engine = await fetch(`${own.url}/api/settings/stt_engine`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "sphinx" }),
+    });
+    expect(engine.status).toBe(200);
+
+    const describing = await connectWyoming(port);
+    describing.send("describe");
+    const info = await describing.next("info");
+    expect((info.data.asr as { name: string; supports_transcript_streaming: boolean }[])[0]).toMatchObject({
+      name: "svc",
+      supports_transcript_streaming: true,
+    });
+    describing.close();
+
+    const client = await connectWyoming(port);
+    const format = { rate: 16_000, width: 2, channels: 1 };
+    client.send("transcribe", { language: "en" });
+    client.send("audio-start", format);
+    await streamChunks(client, pcm16(goForward()), format, 1024);
+    client.send("audio-stop");
+    expect((await client.next("transcript")).data).toEqual({ text: "go forward ten meters", language: "en" });
+    const history = (await (await fetch(`${own.url}/api/history`)).json()) as { items: { source: string }[] };
+    expect(history.items.map((item) => item.source)).toEqual(["wyoming"]);
+
+    // A client in the middle of a command when svc stops is disconnected, and svc exits cleanly.
+    const leaving = await connectWyoming(port);
+    leaving.send("audio-start", format);
+    expect(await own.stop("SIGTERM")).toBe(0);
+    await leaving.closed;
   });
 });
