@@ -31,6 +31,8 @@ export interface WyomingClient {
   /** Closes the write side only, as a client that has said everything. */
   halfClose(): void;
   close(): void;
+  /** Drops the connection at once (a reset), as a client that crashed or lost the network. */
+  abort(): void;
 }
 
 const encoder = new TextEncoder();
@@ -131,6 +133,7 @@ export async function connectWyoming(port: number): Promise<WyomingClient> {
     isClosed: () => closed,
     halfClose: () => socket.shutdown(),
     close: () => socket.end(),
+    abort: () => socket.terminate(),
   };
 }
 

@@ -415,36 +415,42 @@ describe("Wyoming listener: limits", () => {
 });
 
 describe("Wyoming listener: leaving", () => {
-  test("a client that disconnects mid-utterance cancels its pieces: the engine is asked nothing more", async () => {
-    const signals: AbortSignal[] = [];
-    const server = serve(
-      {},
-      {
-        wrap: (transcriber) => ({
-          ...transcriber,
-          recognisePiece: (input) => {
-            if (input.signal) signals.push(input.signal);
-            return transcriber.recognisePiece(input);
-          },
-        }),
-      },
-    );
-    const client = await connectWyoming(server.port);
-    client.send("audio-start", ha);
-    // Three commands with pauses between them: pieces close while the engine is busy.
-    const pause = pcm16(new Float32Array(8000));
-    for (let i = 0; i < 3; i++) await streamChunks(client, Buffer.concat([spoken(), pause]), ha, 4096);
-    for (let waited = 0; signals.length === 0 && waited < 10_000; waited += 20) await Bun.sleep(20);
-    expect(signals.length).toBeGreaterThan(0);
-    client.close();
-    await client.closed;
-    for (let waited = 0; server.server.connections > 0 && waited < 2000; waited += 20) await Bun.sleep(20);
-    const asked = signals.length;
-    await Bun.sleep(300);
-    expect(signals.length).toBe(asked);
-    expect(signals.every((signal) => signal.aborted)).toBe(true);
-    expect(await history(server)).toEqual([]);
-  });
+  test.each([
+    ["closes", (client: WyomingClient) => client.close()],
+    ["resets", (client: WyomingClient) => client.abort()],
+  ])(
+    "a client that %s mid-utterance cancels its pieces: the engine is asked nothing more",
+    async (_how, leave) => {
+      const signals: AbortSignal[] = [];
+      const server = serve(
+        {},
+        {
+          wrap: (transcriber) => ({
+            ...transcriber,
+            recognisePiece: (input) => {
+              if (input.signal) signals.push(input.signal);
+              return transcriber.recognisePiece(input);
+            },
+          }),
+        },
+      );
+      const client = await connectWyoming(server.port);
+      client.send("audio-start", ha);
+      // Three commands with pauses between them: pieces close while the engine is busy.
+      const pause = pcm16(new Float32Array(8000));
+      for (let i = 0; i < 3; i++) await streamChunks(client, Buffer.concat([spoken(), pause]), ha, 4096);
+      for (let waited = 0; signals.length === 0 && waited < 10_000; waited += 20) await Bun.sleep(20);
+      expect(signals.length).toBeGreaterThan(0);
+      leave(client);
+      await client.closed;
+      for (let waited = 0; server.server.connections > 0 && waited < 2000; waited += 20) await Bun.sleep(20);
+      const asked = signals.length;
+      await Bun.sleep(300);
+      expect(signals.length).toBe(asked);
+      expect(signals.every((signal) => signal.aborted)).toBe(true);
+      expect(await history(server)).toEqual([]);
+    },
+  );
 
   test("stopping the server closes its connections and cancels their work", async () => {
     const server = serve();
