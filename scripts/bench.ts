@@ -22,6 +22,7 @@ const suites: Record<string, Suite> = {
   openai: { load: () => import("./bench/openai.ts") },
   vad: { load: () => import("./bench/vad.ts") },
   live: { load: () => import("./bench/live.ts") },
+  wyoming: { load: () => import("./bench/wyoming.ts") },
   memory: { load: () => import("./bench/memory.ts") },
   // Debian's Chromium drives the console as a person's browser would.
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },

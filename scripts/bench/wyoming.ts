@@ -1,0 +1,145 @@
+// Wyoming benchmark: a 5 s spoken command sent as Home Assistant sends it (transcribe, audio-start,
+// 1024-byte audio-chunks of 16 kHz 16-bit mono at real-time pace, audio-stop), timed from
+// audio-stop to the transcript, beside POST /api/transcribe of the same clip sent whole when it
+// ends. The command is two stretches of speech with a pause between them, then the silence after
+// which Home Assistant's own detector ends it (0.7 s by default, 0.25 s at its "aggressive"
+// setting). One running svc, synthetic base.en-shaped model on 2 threads; decoding capped at
+// about 3.5 tokens per audio second, per piece for the live path and per clip for the upload. The
+// synthetic model's text is noise that svc's filters drop, so no transcript-chunk comes back.
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
+import { connectWyoming, pcm16, streamChunks } from "../../test/helpers/wyoming.ts";
+import { speech, tokensFor } from "./transcribe.ts";
+import { fmt, median, spread, startServer, table } from "./util.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const rate = 16_000;
+const format = { rate, width: 2, channels: 1 };
+const silence = (seconds: number) => new Float32Array(Math.round(seconds * rate));
+
+/** Speech, a pause, more speech, then the trailing silence that ends the command: 5 s in all. */
+function command(tailSeconds: number): Float32Array {
+  const parts = [speech(2.0), silence(0.5), speech(2.5 - tailSeconds), silence(tailSeconds)];
+  const out = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** A port nothing listens on now, for the Wyoming listener. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const { port } = probe;
+  probe.stop(true);
+  return port;
+}
+
+/** Milliseconds from audio-stop to the transcript. */
+async function wyomingRound(port: number, bytes: Uint8Array): Promise<number> {
+  const client = await connectWyoming(port);
+  client.send("transcribe", { language: "en" });
+  client.send("audio-start", format);
+  await streamChunks(client, bytes, format, 1024, rate * 2);
+  const stopped = performance.now();
+  client.send("audio-stop");
+  const transcript = await client.next("transcript");
+  const stopToTranscriptMs = performance.now() - stopped;
+  if (typeof transcript.data.text !== "string") throw new Error("no transcript text");
+  client.close();
+  return stopToTranscriptMs;
+}
+
+export async function run(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-wyoming-"));
+  mkdirSync(join(dir, "models"));
+  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
+  const port = freePort();
+  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
+    SVC_DB_PATH: join(dir, "svc.db"),
+    SVC_MODELS_DIR: join(dir, "models"),
+    SVC_WYOMING_PORT: String(port),
+  });
+  try {
+    const put = async (key: string, value: unknown) => {
+      const res = await fetch(`${server.url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+      if (!res.ok) throw new Error(`${key}: ${res.status} ${await res.text()}`);
+    };
+    const post = async (wav: Uint8Array<ArrayBuffer>) => {
+      const started = performance.now();
+      const res = await fetch(`${server.url}/api/transcribe`, {
+        method: "POST",
+        body: wav,
+        headers: { "content-type": "audio/wav", "x-app-context": "Wyoming" },
+      });
+      if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
+      await res.json();
+      return performance.now() - started;
+    };
+    /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
+    const useCap = async (tokens: number) => {
+      await put("whisper_max_tokens", tokens);
+      await post(encodeWav(speech(1)));
+    };
+    await put("whisper_threads", 2);
+    await put("audio_ctx_scaling", true);
+
+    const rows: (string | number)[][] = [
+      ["trailing silence", "audio-stop→transcript ms", "upload POST ms", "upload ÷ wyoming"],
+    ];
+    const verdicts: string[] = [];
+    for (const tail of [0.7, 0.25]) {
+      const pcm = command(tail);
+      const bytes = pcm16(pcm);
+      // Each piece is at most 2.5 s of speech, capped as such a dictation would be.
+      await useCap(tokensFor(2.5));
+      // The first round of a clip is slower on either path (lengths the engine has not met yet):
+      // each path hears the clip once untimed.
+      await wyomingRound(port, bytes);
+      const live: number[] = [];
+      for (let round = 0; round < rounds; round++) live.push(await wyomingRound(port, bytes));
+      await useCap(tokensFor(pcm.length / rate));
+      const wav = encodeWav(pcm);
+      await post(wav);
+      const upload: number[] = [];
+      for (let round = 0; round < rounds; round++) upload.push(await post(wav));
+      const stopMs = median(live);
+      const ratio = median(upload) / stopMs;
+      rows.push([
+        `${tail} s${tail === 0.7 ? " (HA default)" : " (HA aggressive)"}`,
+        spread(live, 0),
+        spread(upload, 0),
+        `${fmt(ratio, 1)}×`,
+      ]);
+      verdicts.push(
+        `${tail} s tail: audio-stop→transcript ${fmt(stopMs, 0)} ms (target ≤ 250) ${stopMs <= 250 ? "ok" : "MISSED"}; ` +
+          `upload ÷ wyoming ${fmt(ratio, 1)}× (target ≥ 1.5×) ${ratio >= 1.5 ? "ok" : "MISSED"}`,
+      );
+    }
+    console.log(
+      `\nWyoming: a 5 s command (${fmt(2.0, 1)} s speech, 0.5 s pause, speech, trailing silence) in 1024-byte ` +
+        `audio-chunks at real-time pace, beside POST /api/transcribe of the same clip; median (p10–p90) of ` +
+        `${rounds} rounds, 2 threads; load average ${loadavg()
+          .map((n) => n.toFixed(2))
+          .join(" ")}`,
+    );
+    table(rows);
+    for (const line of verdicts) console.log(line);
+  } finally {
+    server.proc.kill();
+    await server.proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) await run();
