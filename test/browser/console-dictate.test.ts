@@ -70,8 +70,17 @@ describe("the Dictate screen", () => {
     await page.waitForFunction(() => (document.querySelector("meter")?.value ?? 0) > 0.01, null, {
       timeout: 5_000,
     });
-    // Live dictation: the piece is cut at the pause after the words and shown while recording.
-    await page.locator("#live-text", { hasText: /go forward/i }).waitFor({ timeout: 10_000 });
+    // Live dictation: the piece is cut at the pause after the words and shown while recording, as
+    // committed text (guesses before it are the muted part, and may stop short).
+    await page.waitForFunction(
+      () => {
+        const shown = document.querySelector("#live-text")?.cloneNode(true) as HTMLElement | undefined;
+        shown?.querySelector(".muted")?.remove();
+        return /go forward ten meters/i.test(shown?.textContent ?? "");
+      },
+      null,
+      { timeout: 10_000 },
+    );
     await page.getByRole("button", { name: "Stop" }).click();
     const text = page.locator("#result-text");
     await text.waitFor({ timeout: 20_000 });
