@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
+import { connect, streamFrames } from "../helpers/dictate-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
@@ -81,6 +82,26 @@ describe("compiled binary transcription", () => {
     });
     // espeak-ng said "hello from the dictation test"; sphinx hears its first words reliably.
     expect(((await speech.json()) as { raw: string }).raw).toStartWith("hello from");
+  }, 60_000);
+
+  test("GET /api/dictate streams WebM/Opus in MediaRecorder-sized chunks to the same text", async () => {
+    // The engine is sphinx since the earlier test. Segments need the detector, loaded from the binary.
+    const webm = new Uint8Array(
+      readFileSync(join(import.meta.dir, "..", "fixtures", "audio", "goforward-opus.webm")),
+    );
+    const client = connect(`${server.url.replace("http", "ws")}/api/dictate`);
+    await client.opened;
+    client.json({ type: "start", format: "webm-opus" });
+    await client.next("ready");
+    await streamFrames(client, webm, 1000, 20);
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    expect(final).toMatchObject({ text: "Go forward ten meters", engine: "sphinx" });
+    expect(client.messages.filter((m) => m.type === "segment").map((m) => m.text)).toEqual([
+      "go forward ten meters",
+    ]);
+    expect((await client.closed).code).toBe(1000);
+    expect(mappedFromNodeModules(server.proc.pid)).toEqual([]);
   }, 60_000);
 
   test("svc transcribe FILE prints the text offline, --json the whole result", async () => {
