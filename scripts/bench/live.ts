@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { speech, tokensFor } from "./transcribe.ts";
-import { cpuSeconds, fmt, median, spread, startServer, table } from "./util.ts";
+import { cpuSeconds, fmt, median, spread, startServer, svcClient, table } from "./util.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -160,25 +160,7 @@ export async function run(): Promise<void> {
   const pid = server.proc.pid;
   const wsUrl = `${server.url.replace(/^http/, "ws")}/api/dictate`;
   try {
-    const put = async (key: string, value: unknown) => {
-      const res = await fetch(`${server.url}/api/settings/${key}`, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ value }),
-      });
-      if (!res.ok) throw new Error(`${key}: ${res.status} ${await res.text()}`);
-    };
-    const post = async (wav: Uint8Array<ArrayBuffer>) => {
-      const started = performance.now();
-      const res = await fetch(`${server.url}/api/transcribe`, {
-        method: "POST",
-        body: wav,
-        headers: { "content-type": "audio/wav" },
-      });
-      if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
-      await res.json();
-      return performance.now() - started;
-    };
+    const { put, post } = svcClient(server.url);
     /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
     const useCap = async (tokens: number) => {
       await put("whisper_max_tokens", tokens);

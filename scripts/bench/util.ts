@@ -152,3 +152,29 @@ export async function timedMedian(repeats: number, fn: () => Promise<unknown>): 
   }
   return median(times);
 }
+
+/** A client of a running svc for the benches: settings, and a timed POST /api/transcribe. */
+export function svcClient(url: string) {
+  return {
+    async put(key: string, value: unknown): Promise<void> {
+      const res = await fetch(`${url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+      if (!res.ok) throw new Error(`${key}: ${res.status} ${await res.text()}`);
+    },
+    /** Milliseconds until the whole answer has arrived. */
+    async post(wav: Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}): Promise<number> {
+      const started = performance.now();
+      const res = await fetch(`${url}/api/transcribe`, {
+        method: "POST",
+        body: wav,
+        headers: { "content-type": "audio/wav", ...headers },
+      });
+      if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
+      await res.json();
+      return performance.now() - started;
+    },
+  };
+}

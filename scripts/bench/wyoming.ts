@@ -9,11 +9,12 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { concat } from "../../src/dictation/audio/resample.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { connectWyoming, pcm16, streamChunks } from "../../test/helpers/wyoming.ts";
 import { speech, tokensFor } from "./transcribe.ts";
-import { fmt, median, spread, startServer, table } from "./util.ts";
+import { fmt, median, spread, startServer, svcClient, table } from "./util.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -23,14 +24,7 @@ const silence = (seconds: number) => new Float32Array(Math.round(seconds * rate)
 
 /** Speech, a pause, more speech, then the trailing silence that ends the command: 5 s in all. */
 function command(tailSeconds: number): Float32Array {
-  const parts = [speech(2.0), silence(0.5), speech(2.5 - tailSeconds), silence(tailSeconds)];
-  const out = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concat([speech(2.0), silence(0.5), speech(2.5 - tailSeconds), silence(tailSeconds)]);
 }
 
 /** A port nothing listens on now, for the Wyoming listener. */
@@ -67,25 +61,9 @@ export async function run(): Promise<void> {
     SVC_WYOMING_PORT: String(port),
   });
   try {
-    const put = async (key: string, value: unknown) => {
-      const res = await fetch(`${server.url}/api/settings/${key}`, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ value }),
-      });
-      if (!res.ok) throw new Error(`${key}: ${res.status} ${await res.text()}`);
-    };
-    const post = async (wav: Uint8Array<ArrayBuffer>) => {
-      const started = performance.now();
-      const res = await fetch(`${server.url}/api/transcribe`, {
-        method: "POST",
-        body: wav,
-        headers: { "content-type": "audio/wav", "x-app-context": "Wyoming" },
-      });
-      if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
-      await res.json();
-      return performance.now() - started;
-    };
+    const client = svcClient(server.url);
+    const put = client.put;
+    const post = (wav: Uint8Array<ArrayBuffer>) => client.post(wav, { "x-app-context": "Wyoming" });
     /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
     const useCap = async (tokens: number) => {
       await put("whisper_max_tokens", tokens);
