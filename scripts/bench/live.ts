@@ -5,15 +5,11 @@
 // the end, beside it. One running svc, synthetic base.en-shaped model on 2 threads. Decoding is
 // capped at about 3.5 tokens per audio second, as in the transcribe bench: per piece for the live
 // path (the cap is whisper's per window, and each piece is its own window), per clip for the batch.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { speech, tokensFor } from "./transcribe.ts";
-import { cpuSeconds, fmt, median, spread, startServer, svcClient, table } from "./util.ts";
+import { cpuSeconds, fmt, median, spread, startWhisperSvc, table } from "./util.ts";
 
-const root = resolve(import.meta.dir, "../..");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const rate = 16_000;
 const frameMs = 100;
@@ -150,23 +146,12 @@ async function liveRound(
 }
 
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-live-"));
-  mkdirSync(join(dir, "models"));
-  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
-  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_MODELS_DIR: join(dir, "models"),
-  });
+  const svc = await startWhisperSvc("live");
+  const { server, put, post } = svc;
   const pid = server.proc.pid;
   const wsUrl = `${server.url.replace(/^http/, "ws")}/api/dictate`;
   try {
-    const { put, post } = svcClient(server.url);
-    /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
-    const useCap = async (tokens: number) => {
-      await put("whisper_max_tokens", tokens);
-      await post(encodeWav(speech(1)));
-    };
-    await put("whisper_threads", 2);
+    const useCap = (tokens: number) => svc.useCap(tokens, encodeWav(speech(1)));
     await put("audio_ctx_scaling", true);
 
     const rows: (string | number)[][] = [
@@ -263,9 +248,7 @@ export async function run(): Promise<void> {
       " pieces only, not partial guesses); svc CPU counts everything, partials included, on 2 cores.",
     );
   } finally {
-    server.proc.kill();
-    await server.proc.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await svc.stop();
   }
 }
 

@@ -2,33 +2,16 @@
 // multipart form OpenAI's clients send; json, and verbose_json with word timings) and through
 // POST /api/transcribe (the raw WAV body), rounds interleaved against one running svc, synthetic
 // base.en-shaped model on 2 threads. Target: /v1 within 2 % of /api.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { speech, tokensFor } from "./transcribe.ts";
-import { fmt, median, spread, startServer, table } from "./util.ts";
+import { fmt, median, spread, startWhisperSvc, table } from "./util.ts";
 
-const root = resolve(import.meta.dir, "../..");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 11);
 
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-openai-"));
-  mkdirSync(join(dir, "models"));
-  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
-  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_MODELS_DIR: join(dir, "models"),
-  });
+  const svc = await startWhisperSvc("openai");
+  const { server, put } = svc;
   try {
-    const put = (key: string, value: unknown) =>
-      fetch(`${server.url}/api/settings/${key}`, {
-        method: "PUT",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ value }),
-      });
-    await put("whisper_threads", 2);
     await put("whisper_max_tokens", tokensFor(5));
     const wav = encodeWav(speech(5));
     const timed = async (request: () => Promise<Response>) => {
@@ -80,8 +63,6 @@ export async function run(): Promise<void> {
     ]);
     console.log("target: /v1 json within 2 % of /api/transcribe (ratio ≤ 1.02)");
   } finally {
-    server.proc.kill();
-    await server.proc.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await svc.stop();
   }
 }

@@ -1,5 +1,8 @@
-import { existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 
 export interface Started {
   proc: Subprocess;
@@ -175,6 +178,38 @@ export function svcClient(url: string) {
       if (!res.ok) throw new Error(`transcribe: ${res.status} ${await res.text()}`);
       await res.json();
       return performance.now() - started;
+    },
+  };
+}
+
+/**
+ * svc from the sources in a fresh folder, with the synthetic base.en-shaped model as its whisper
+ * model on 2 threads: the setup of the benches that time the speech path.
+ */
+export async function startWhisperSvc(name: string, env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), `svc-bench-${name}-`));
+  mkdirSync(join(dir, "models"));
+  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
+  const root = resolve(import.meta.dir, "../..");
+  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
+    SVC_DB_PATH: join(dir, "svc.db"),
+    SVC_MODELS_DIR: join(dir, "models"),
+    ...env,
+  });
+  const client = svcClient(server.url);
+  await client.put("whisper_threads", 2);
+  return {
+    server,
+    ...client,
+    /** Caps whisper's tokens; the change loads the model anew, so `warmUp` (a short clip) pays for that now. */
+    async useCap(tokens: number, warmUp: Uint8Array<ArrayBuffer>): Promise<void> {
+      await client.put("whisper_max_tokens", tokens);
+      await client.post(warmUp);
+    },
+    async stop(): Promise<void> {
+      server.proc.kill();
+      await server.proc.exited;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -6,17 +6,13 @@
 // setting). One running svc, synthetic base.en-shaped model on 2 threads; decoding capped at
 // about 3.5 tokens per audio second, per piece for the live path and per clip for the upload. The
 // synthetic model's text is noise that svc's filters drop, so no transcript-chunk comes back.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { loadavg } from "node:os";
 import { concat } from "../../src/dictation/audio/resample.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { connectWyoming, pcm16, streamChunks } from "../../test/helpers/wyoming.ts";
 import { speech, tokensFor } from "./transcribe.ts";
-import { fmt, median, spread, startServer, svcClient, table } from "./util.ts";
+import { fmt, median, spread, startWhisperSvc, table } from "./util.ts";
 
-const root = resolve(import.meta.dir, "../..");
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const rate = 16_000;
 const format = { rate, width: 2, channels: 1 };
@@ -51,25 +47,12 @@ async function wyomingRound(port: number, bytes: Uint8Array): Promise<number> {
 }
 
 export async function run(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "svc-bench-wyoming-"));
-  mkdirSync(join(dir, "models"));
-  copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
   const port = freePort();
-  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_MODELS_DIR: join(dir, "models"),
-    SVC_WYOMING_PORT: String(port),
-  });
+  const svc = await startWhisperSvc("wyoming", { SVC_WYOMING_PORT: String(port) });
+  const { put } = svc;
   try {
-    const client = svcClient(server.url);
-    const put = client.put;
-    const post = (wav: Uint8Array<ArrayBuffer>) => client.post(wav, { "x-app-context": "Wyoming" });
-    /** A settings change loads the model anew: a 1 s clip pays for it before anything is timed. */
-    const useCap = async (tokens: number) => {
-      await put("whisper_max_tokens", tokens);
-      await post(encodeWav(speech(1)));
-    };
-    await put("whisper_threads", 2);
+    const post = (wav: Uint8Array<ArrayBuffer>) => svc.post(wav, { "x-app-context": "Wyoming" });
+    const useCap = (tokens: number) => svc.useCap(tokens, encodeWav(speech(1)));
     await put("audio_ctx_scaling", true);
 
     const rows: (string | number)[][] = [
@@ -114,9 +97,7 @@ export async function run(): Promise<void> {
     table(rows);
     for (const line of verdicts) console.log(line);
   } finally {
-    server.proc.kill();
-    await server.proc.exited;
-    rmSync(dir, { recursive: true, force: true });
+    await svc.stop();
   }
 }
 
