@@ -8,7 +8,7 @@ import {
   type PcmLayout,
   pcmToMono,
 } from "../dictation/audio/pcm.ts";
-import { createResampler } from "../dictation/audio/resample.ts";
+import { concat, createResampler } from "../dictation/audio/resample.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
@@ -106,8 +106,8 @@ export function createFrameDecoder(
   const opened = openCompressedStream({ ...containers[format], maxDurationMs, whole: false });
   // Each step waits for the one before: the codec takes its bytes strictly in order.
   let order: Promise<unknown> = opened.catch(() => {});
-  const next = (step: (stream: Awaited<typeof opened>) => Promise<Float32Array>) => {
-    const result = order.then(() => opened.then(step));
+  const next = (step: (stream: Awaited<typeof opened>) => Promise<Float32Array[]>) => {
+    const result = order.then(() => opened.then(step)).then(concat);
     order = result.catch(() => {});
     return result;
   };

@@ -32,12 +32,15 @@ const CHUNK_BYTES = 8192;
 
 export const ALL_DECODERS: readonly DecoderName[] = ["webm", "opus", "oga", "mp3", "flac", "m4a", "aac"];
 
-/** A compressed stream decoded as its bytes arrive, each part already 16 kHz mono. */
+/**
+ * A compressed stream decoded as its bytes arrive, in parts already 16 kHz mono (the caller joins
+ * them once, however many calls they came from).
+ */
 export interface CompressedStream {
   /** Decodes the next bytes, fed to the library in small chunks so the duration cap acts early. */
-  push(bytes: Uint8Array): Promise<Float32Array>;
+  push(bytes: Uint8Array): Promise<Float32Array[]>;
   /** Decodes what the library still holds and the resampler's last samples; frees the decoder. */
-  end(): Promise<Float32Array>;
+  end(): Promise<Float32Array[]>;
   /** Frees the decoder without finishing (a cancelled stream); safe to call twice. */
   free(): void;
   /** What the stream said about its source so far. */
@@ -77,13 +80,13 @@ export async function openCompressedStream(options: CompressedOptions): Promise<
         for (let offset = 0; offset < bytes.length; offset += chunk) {
           parts.push(sink.add(await library(bytes.subarray(offset, offset + chunk))));
         }
-        return concat(parts);
+        return parts;
       }),
     end: () =>
       guarded(async () => {
         const last = sink.add(await library());
         free();
-        return concat([last, sink.flush()]);
+        return [last, sink.flush()];
       }),
     free,
     get source() {
@@ -104,7 +107,7 @@ export async function decodeCompressed(
 ): Promise<DecodedStream> {
   const stream = await openCompressedStream(options);
   try {
-    const pcm = concat([await stream.push(bytes), await stream.end()]);
+    const pcm = concat([...(await stream.push(bytes)), ...(await stream.end())]);
     return { pcm, ...stream.source };
   } finally {
     stream.free();
