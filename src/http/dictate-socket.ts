@@ -75,16 +75,21 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     clearTimeout(conn.idle);
   }
 
+  /** Ends a connection's dictation: its queued pieces leave the scheduler, its codec is freed. */
+  function abandon(conn: Connection, reason?: unknown): void {
+    end(conn);
+    conn.session?.cancel(reason);
+    conn.session = null;
+    conn.decoder?.close();
+  }
+
   function fail(ws: Socket, error: unknown): void {
     // A client that left has nobody to tell (its leaving cancelled the session).
     if (ws.readyState !== WebSocket.OPEN) return;
     const conn = connections.get(ws);
     if (conn) {
       if (conn.ending && conn.session === null) return;
-      end(conn);
-      conn.session?.cancel(error);
-      conn.session = null;
-      conn.decoder?.close();
+      abandon(conn, error);
     }
     const known = isAppError(error) ? error : null;
     if (!known) {
@@ -206,10 +211,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
   }
 
   function cancel(ws: Socket, conn: Connection): void {
-    end(conn);
-    conn.session?.cancel();
-    conn.session = null;
-    conn.decoder?.close();
+    abandon(conn);
     ws.close(1000, "cancelled");
   }
 
@@ -249,10 +251,8 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     close(ws) {
       const conn = connections.get(ws);
       if (!conn) return;
-      clearTimeout(conn.idle);
       // A client that leaves takes its queued pieces out of the scheduler.
-      conn.session?.cancel();
-      conn.decoder?.close();
+      abandon(conn);
       connections.delete(ws);
     },
   };
@@ -264,9 +264,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     },
     closeAll() {
       for (const [ws, conn] of connections) {
-        clearTimeout(conn.idle);
-        conn.session?.cancel();
-        conn.decoder?.close();
+        abandon(conn);
         ws.close(1001, "server shutting down");
       }
       connections.clear();
