@@ -115,7 +115,10 @@ describe("the profanity filter's page through window.svc", () => {
     await frak.getByRole("button", { name: "Edit" }).click();
     await frame.getByLabel("Replacements for frak").fill("gosh");
     await frak.getByRole("button", { name: "Save" }).click();
-    await frak.getByRole("cell", { name: "gosh", exact: true }).waitFor();
+    // The editing cell is named by its input's value, so "gosh" is there before the save lands:
+    // the row is drawn again, with its Edit button, only once the server has answered.
+    await frak.getByRole("button", { name: "Edit" }).waitFor();
+    expect(await frak.getByRole("cell", { name: "gosh", exact: true }).count()).toBe(1);
     expect(await word("frak")).toMatchObject({ alternatives: ["gosh"] });
 
     const first = rows.filter({ has: frame.getByRole("cell", { name: firstWord, exact: true }) });
