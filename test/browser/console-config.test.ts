@@ -116,16 +116,18 @@ const modelRow = async (id: string, base: string) =>
   (await api<{ models: ModelRow[] }>("/api/models", undefined, base)).models.find((model) => model.id === id);
 
 /** The value a `<progress>` shows when it is strictly between empty and full, else null. */
-async function intermediateProgress(page: Page, scope: string): Promise<number> {
+async function intermediateProgress(page: Page, scope: string): Promise<{ value: number; text: string }> {
+  // Value and text are read in one poll: the download may end, and the bar go, right after.
   const handle = await page.waitForFunction(
     (selector) => {
       const bar = document.querySelector<HTMLProgressElement>(`${selector} progress`);
-      return bar && bar.value > 0 && bar.value < bar.max ? bar.value : null;
+      const text = document.querySelector(`${selector} .progress-text`)?.textContent ?? "";
+      return bar && bar.value > 0 && bar.value < bar.max ? { value: bar.value, text } : null;
     },
     scope,
     { timeout: 15_000, polling: 20 },
   );
-  return (await handle.jsonValue()) as number;
+  return (await handle.jsonValue()) as { value: number; text: string };
 }
 
 const field = (page: Page, key: string): Locator =>
@@ -253,7 +255,7 @@ describe("the Settings screen (compiled binary)", () => {
     const opened = await open("/settings");
     const tokens = opened.page.locator("#setting-whisper_max_tokens");
     await tokens.waitFor();
-    await opened.page.waitForTimeout(300);
+    await opened.live;
     await api("/api/settings/whisper_max_tokens", send("PUT", { value: 96 }));
     await opened.page.waitForFunction(
       () => document.querySelector<HTMLInputElement>("#setting-whisper_max_tokens")?.value === "96",
@@ -454,9 +456,9 @@ describe("model downloads from a mirror serving the pinned files", () => {
     await Bun.sleep(500);
     expect(pinnedMirror.requests).toEqual([]);
     await offer.getByRole("button", { name: /^Download base\.en/ }).click();
-    const value = await intermediateProgress(opened.page, ".model-offer");
+    const { value, text } = await intermediateProgress(opened.page, ".model-offer");
     expect(value).toBeGreaterThan(0);
-    expect(await offer.locator(".progress-text").textContent()).toMatch(/^\d+% · /);
+    expect(text).toMatch(/^\d+% · /);
     await opened.page.screenshot({ path: screenshotPath("config-offer-progress-desktop") });
     // models.installed: the offer calls onInstalled and the Dictate screen drops it.
     await offer.waitFor({ state: "detached", timeout: 20_000 });
@@ -472,7 +474,7 @@ describe("model downloads from a mirror serving the pinned files", () => {
       .filter({ has: page.getByRole("heading", { name: "tiny.en", exact: true }) });
     await card.getByRole("button", { name: /^Download tiny\.en/ }).click();
     await card.locator(".badge", { hasText: "downloading" }).waitFor();
-    const value = await intermediateProgress(page, ".model-card:has(#model-tiny-en)");
+    const { value } = await intermediateProgress(page, ".model-card:has(#model-tiny-en)");
     expect(value).toBeLessThan(100);
     await page.screenshot({ path: screenshotPath("config-models-progress-phone"), fullPage: true });
     await card.locator(".badge", { hasText: "installed" }).waitFor({ timeout: 20_000 });

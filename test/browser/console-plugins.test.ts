@@ -65,12 +65,12 @@ describe("plugins in the console", () => {
   test("disable takes the page out of the menu; uninstall removes the plugin", async () => {
     const { page, problems } = await openConsole(browser, `${svc.url}/plugins`, { viewport: phone });
     const card = page.locator("li.plugin", { hasText: "@svc/profanity-filter" });
+    const menuLink = page.getByRole("navigation").getByRole("link", { name: "Profanity filter" });
+    // In the menu first, so that its going away below is the Disable's doing.
+    await menuLink.waitFor({ state: "attached" });
     await card.getByRole("button", { name: "Disable" }).click();
     await card.locator(".badge", { hasText: "off" }).waitFor();
-    await page
-      .getByRole("navigation")
-      .getByRole("link", { name: "Profanity filter" })
-      .waitFor({ state: "detached" });
+    await menuLink.waitFor({ state: "detached" });
     // The page of a plugin that is off says so instead of framing it.
     await page.goto(`${svc.url}/plugins/svc-profanity-filter/profanity-filter`);
     await page.getByText("No enabled plugin has this page.").waitFor();

@@ -6,6 +6,12 @@ import type { Browser, Page } from "playwright-core";
 export interface ConsolePage {
   page: Page;
   problems: string[];
+  /**
+   * Settles when the page's `/api/events` socket has received its hello: from then on, a change
+   * made through the API reaches the page. A change made before can be lost, since the page
+   * loads its data and opens the socket at the same time and does not load again.
+   */
+  live: Promise<void>;
 }
 
 export const desktop = { width: 1280, height: 800 } as const;
@@ -27,8 +33,17 @@ export async function openConsole(
   page.on("console", (message) => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
+  // Listeners attached in the same turn as the socket's event, so no frame can pass unseen.
+  const live = new Promise<void>((resolve) => {
+    page.on("websocket", (socket) => {
+      if (!socket.url().endsWith("/api/events")) return;
+      socket.on("framereceived", (frame) => {
+        if (String(frame.payload).includes('"type":"hello"')) resolve();
+      });
+    });
+  });
   await page.goto(url);
-  return { page, problems };
+  return { page, problems, live };
 }
 
 /** Where browser tests keep their screenshots (a CI artifact). */
