@@ -15,8 +15,8 @@ import { wer } from "../helpers/wer.ts";
 // transcripts) streamed to GET /api/dictate with the sphinx engine, at real-time pace and at three
 // times it, beside POST /api/transcribe of the same clips. Live dictation cuts the audio at pauses,
 // so the engine hears pieces without the words around them: the text may differ, but its word error
-// rate must not be more than 2 points worse than the batch path's. (Sphinx's cepstral mean carries
-// from one utterance to the next, so sessions running side by side can nudge each other's text.)
+// rate must not be more than 2 points worse than the batch path's. Sphinx decodes each piece on its
+// own, so sessions side by side cannot change each other's text: both paces give the same figures.
 
 const rate = 16_000;
 /** 100 ms of 16 kHz pcm16. */

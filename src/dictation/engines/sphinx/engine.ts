@@ -77,7 +77,8 @@ const failed = (message: string) => new AppError("engine_failed", `PocketSphinx 
 
 /**
  * PocketSphinx in a worker thread, model loaded once (~0.4 s) and kept. Requests run one at a time in
- * arrival order; an abort rejects at once and stops the decode at the next 0.25 s chunk.
+ * arrival order; an abort rejects at once, and a decode not yet started is skipped (one started runs
+ * to its end: see ffi.ts).
  */
 export async function createSphinxEngine(options: SphinxEngineOptions = {}): Promise<SpeechEngine> {
   const modelDir = options.modelDir ?? SPHINX_MODEL_DIR;

@@ -41,14 +41,13 @@ const cstr = (s: string) => Buffer.from(`${s}\0`, "utf8");
 const FRAME_MS = 10;
 /** A pause this long (in frames) starts a new segment. */
 const SEGMENT_GAP_FRAMES = 50;
-const CHUNK_SAMPLES = 4096;
 
 export interface SphinxDecoder {
   /** Phones for a dictionary word ("G IH T"), or null when the dictionary lacks it. */
   lookup(word: string): string | null;
   /** `update`: rebuild the search now (~0.5 s); pass false for all but the last of a batch. */
   addWord(word: string, phones: string, update: boolean): boolean;
-  /** Decodes 16 kHz Int16 PCM; returns null when `stop()` turned true between chunks. */
+  /** Decodes 16 kHz Int16 PCM; returns null when `stop()` is already true. */
   decode(pcm: Int16Array, stop: () => boolean): { text: string; segments: TranscriptSegment[] } | null;
   close(): void;
 }
@@ -67,6 +66,9 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
     // session's guesses). Off, LibriVox WER drops from 29.3 to 26.7 %.
     "-remove_noise",
     "no",
+    // Silence removal drops quiet frames before the search, so frame numbers stop being times.
+    "-remove_silence",
+    "no",
   ];
   const buffers = argv.map(cstr);
   const argvArray = new BigUint64Array(buffers.map((b) => BigInt(ptr(b))));
@@ -79,16 +81,14 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
     throw new Error(`PocketSphinx could not load the model in ${modelDir}`);
   }
   const dec: Pointer = decoder;
-  // Segment frames count from the decoder's first utterance, not the current one; the base is derived
-  // from the samples fed so far (accurate to a frame or two, i.e. ±20 ms).
-  let samplesFed = 0;
 
-  function readSegments(base: number): TranscriptSegment[] {
+  /** Segments from the last utterance's words; frames count from the utterance's start. */
+  function readSegments(): TranscriptSegment[] {
     const segments: TranscriptSegment[] = [];
     const sf = new Int32Array(1);
     const ef = new Int32Array(1);
     let words: TranscriptWord[] = [];
-    const at = (frame: number) => Math.max(0, frame - base) * FRAME_MS;
+    const at = (frame: number) => Math.max(0, frame) * FRAME_MS;
     const flush = () => {
       const first = words[0];
       const last = words.at(-1);
@@ -126,22 +126,20 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
       return lib.ps.ps_add_word(dec, ptr(cstr(word)), ptr(cstr(phones)), update ? 1 : 0) >= 0;
     },
     decode(pcm, stop) {
-      const base = Math.round(samplesFed / 160);
+      if (stop()) return null;
+      // The whole utterance in one call: the cepstral mean is then the utterance's own, where fed in
+      // chunks it is a running mean carried over from earlier utterances, and the words for the same
+      // audio depended on what the decoder had heard before. The price: a decode, once started, runs
+      // to its end (about a fifth of the audio's length here); the caller is answered at once.
       if (lib.ps.ps_start_utt(dec) < 0) throw new Error("ps_start_utt failed");
-      for (let off = 0; off < pcm.length; off += CHUNK_SAMPLES) {
-        if (stop()) {
-          lib.ps.ps_end_utt(dec);
-          return null;
-        }
-        const chunk = pcm.subarray(off, Math.min(pcm.length, off + CHUNK_SAMPLES));
-        if (lib.ps.ps_process_raw(dec, ptr(chunk), chunk.length, 0, 0) < 0)
-          throw new Error("ps_process_raw failed");
-        samplesFed += chunk.length;
+      if (lib.ps.ps_process_raw(dec, ptr(pcm), pcm.length, 0, 1) < 0) {
+        lib.ps.ps_end_utt(dec);
+        throw new Error("ps_process_raw failed");
       }
       if (lib.ps.ps_end_utt(dec) < 0) throw new Error("ps_end_utt failed");
       const hyp = lib.ps.ps_get_hyp(dec, ptr(new Int32Array(1)));
       const text = hyp ? new CString(hyp).toString().trim() : "";
-      return { text, segments: text ? readSegments(base) : [] };
+      return { text, segments: text ? readSegments() : [] };
     },
     close() {
       lib.ps.ps_free(dec);

@@ -48,6 +48,33 @@ describe("sphinx engine", () => {
     expect(wer(pairs)).toBeLessThan(0.35);
   }, 30_000);
 
+  test("gives the same words and times for the same audio whatever it decoded before", async () => {
+    // A fresh decoder: its first utterance is the one a carried-over cepstral mean changed most.
+    const fresh = await createSphinxEngine();
+    try {
+      const clips = librivoxClips();
+      const first = clips[0]?.pcm ?? goForward();
+      const before = await fresh.transcribe(first);
+      const joined = new Float32Array(clips.reduce((sum, clip) => sum + clip.pcm.length, 0));
+      let offset = 0;
+      for (const clip of clips) {
+        joined.set(clip.pcm, offset);
+        offset += clip.pcm.length;
+      }
+      // A long utterance after others: its times count from its own start and stay inside it.
+      const long = await fresh.transcribe(joined);
+      expect(long.segments.length).toBeGreaterThan(0);
+      for (const segment of long.segments) {
+        expect(segment.startMs).toBeGreaterThanOrEqual(0);
+        expect(segment.endMs).toBeLessThanOrEqual((joined.length / 16_000) * 1000);
+      }
+      await fresh.transcribe(goForward());
+      expect(await fresh.transcribe(first)).toEqual(before);
+    } finally {
+      await fresh.close();
+    }
+  }, 60_000);
+
   test("keeps the event loop free while decoding in its worker", async () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
