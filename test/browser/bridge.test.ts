@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import type { Browser, Frame, Page } from "playwright-core";
 import { launchChromium } from "../helpers/browser.ts";
+import { expectConfined, hostilePageRequests, hostileResults } from "../helpers/hostile-page.ts";
 import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 
 // The bridge end to end in Chromium: svc serves the plugin page with its bridge script, a stand-in
@@ -152,11 +153,6 @@ describe("the profanity filter's page through window.svc", () => {
   }, 20_000);
 });
 
-type Outcome = { status?: number; ok?: boolean; code?: string; body?: string; threw?: string } & Record<
-  string,
-  unknown
->;
-
 describe("a hostile plugin page", () => {
   test("every way out is refused or unreadable; its own route and /api/health work", async () => {
     const before = {
@@ -167,54 +163,9 @@ describe("a hostile plugin page", () => {
     };
     const seen = requests.length;
     const { page, frame, actions } = await framed("fx-hostile-page", `${hostile}/ui/index.html`);
-    await frame.locator("body[data-done]").waitFor({ timeout: 15_000 });
-    const results = JSON.parse((await frame.locator("#results").textContent()) ?? "{}") as Record<
-      string,
-      Outcome
-    >;
-
-    const direct = Object.keys(results).filter((name) => name.startsWith("direct "));
-    expect(direct).toHaveLength(5);
-    for (const name of direct)
-      expect({ name, threw: results[name]?.threw }).toEqual({
-        name,
-        threw: expect.stringMatching(/Error: /),
-      });
-    const refused = Object.keys(results).filter((name) => name.startsWith("svc.api "));
-    expect(refused).toHaveLength(18);
-    for (const name of refused) {
-      const { status, code } = results[name] ?? {};
-      expect({ name, status, code }).toEqual({ name, status: 403, code: "bridge_forbidden" });
-    }
-    expect(results["own route answering 307"]).toMatchObject({
-      status: 502,
-      ok: false,
-      code: "bridge_redirect",
-    });
-    for (const name of ["parent.document", "top.document", "parent.bridgeActions"])
-      expect({ name, threw: results[name]?.threw }).toEqual({
-        name,
-        threw: expect.stringMatching(/^SecurityError: /),
-      });
+    expectConfined(await hostileResults(frame));
     expect(page.url()).toStartWith(`${base}/__test/host.html`);
-    expect(results["window.open"]).toEqual({ opened: false });
     expect(page.context().pages()).toHaveLength(1);
-    expect(results["replace window.svc"]).toEqual({ same: true, frozen: true });
-    expect(results["forged replies to the page's own bridge"]).toMatchObject({
-      status: 200,
-      body: '{"slow":true}',
-    });
-    expect(results["nested frame spoofing the console"]).toEqual({
-      nestedReport: true,
-      sent: 8,
-      replies: [],
-    });
-
-    expect(results["own route"]).toEqual({ status: 200, ok: true, body: '{"pong":true}' });
-    expect(results.health).toMatchObject({ status: 200, ok: true });
-    expect(JSON.parse(results.health?.body ?? "{}")).toMatchObject({ status: "ok" });
-    expect(results["own error status"]).toMatchObject({ status: 418, ok: false, code: "teapot" });
-    expect(results["own empty answer"]).toEqual({ status: 204, ok: true, body: "" });
 
     // Nothing else reached svc: not the refused paths, not the redirect's target, not the spoofs.
     const reached = requests
@@ -222,18 +173,7 @@ describe("a hostile plugin page", () => {
       .filter(
         (line) => !line.startsWith("GET /__test/") && !/^GET \/assets\/bridge\.[0-9a-f]{12}\.js$/.test(line),
       );
-    expect(reached.toSorted()).toEqual(
-      [
-        `GET ${hostile}/ui/index.html`,
-        `GET ${hostile}/ui/hostile.js`,
-        `GET ${hostile}/ping`,
-        `GET ${hostile}/slow`,
-        `GET ${hostile}/teapot`,
-        `GET ${hostile}/empty`,
-        `POST ${hostile}/redirect`,
-        "GET /api/health",
-      ].toSorted(),
-    );
+    expect(reached.toSorted()).toEqual(hostilePageRequests);
     expect(await actions()).toEqual([]);
     expect({
       settings: await json("/api/settings"),
@@ -247,12 +187,8 @@ describe("a hostile plugin page", () => {
   test("opened on its own, it has no window.svc", async () => {
     const page = await browser.newPage();
     await page.goto(`${base}${hostile}/ui/index.html`);
-    await page.locator("body[data-done]").waitFor({ timeout: 15_000 });
+    const results = await hostileResults(page.mainFrame());
     expect(await page.evaluate(() => "svc" in window)).toBe(false);
-    const results = JSON.parse((await page.locator("#results").textContent()) ?? "{}") as Record<
-      string,
-      Outcome
-    >;
     expect(results["window.svc at start"] as unknown).toBe("undefined");
     expect(results["own route"]?.threw).toContain("TypeError");
     expect(results["direct GET /api/history"]?.threw).toContain("TypeError");

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser } from "playwright-core";
+import { type RunningServer, startBinary } from "../helpers/binary.ts";
+import { launchChromium } from "../helpers/browser.ts";
+import { openConsole } from "../helpers/console.ts";
+import { expectConfined, hostilePageRequests, hostileResults } from "../helpers/hostile-page.ts";
+import { pluginsDirWith } from "../helpers/plugins.ts";
+
+// The hostile fixture page inside the real console of the compiled binary, where bridge.test.ts
+// frames it in a stand-in: the console's own wiring of the bridge (its toasts, copy and navigation)
+// must hold as well, and svc's request log shows what reached it.
+
+const hostile = "/api/plugins/fx-hostile-page";
+let pluginsDir: string;
+let svc: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  pluginsDir = pluginsDirWith("fx-hostile-page");
+  svc = await startBinary({ SVC_DB_PATH: join(pluginsDir, "svc.db"), SVC_PLUGINS_DIR: pluginsDir });
+  const enabled = await fetch(`${svc.url}${hostile}/enable`, { method: "POST" });
+  if (!enabled.ok) throw new Error(`enable: ${enabled.status} ${await enabled.text()}`);
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.stop();
+  rmSync(pluginsDir, { recursive: true, force: true });
+});
+
+const api = async (path: string): Promise<unknown> => (await fetch(`${svc.url}${path}`)).json();
+
+/** What the server logged as served since line `from`, as "METHOD /path". */
+const served = (from: number) =>
+  svc.lines
+    .slice(from)
+    .filter((line) => line.msg === "request")
+    .map((line) => `${line.method} ${line.path}`);
+
+describe("a hostile plugin page in the console (compiled binary)", () => {
+  test("every way out is refused; the console neither toasts nor moves for it", async () => {
+    const state = async () => ({
+      settings: await api("/api/settings"),
+      plugins: await api("/api/plugins"),
+      history: await api("/api/history"),
+    });
+    const mark = svc.lines.length;
+    const before = await state();
+    // Log lines come through a pipe: the three just served must be in before the page's count.
+    for (let tries = 0; served(mark).length < 3 && tries < 100; tries++) await Bun.sleep(20);
+    const from = svc.lines.length;
+    const { page, problems } = await openConsole(browser, `${svc.url}/plugins/fx-hostile-page/main`);
+    const frame = await (
+      await page.locator("iframe.plugin-frame").elementHandle({ timeout: 10_000 })
+    )?.contentFrame();
+    if (!frame) throw new Error("the console did not frame the plugin page");
+    expectConfined(await hostileResults(frame));
+
+    // The nested frame's spoofed toast and navigation came to nothing in the console.
+    expect(new URL(page.url()).pathname).toBe("/plugins/fx-hostile-page/main");
+    expect(await page.locator(".toast").count()).toBe(0);
+    expect(page.context().pages()).toHaveLength(1);
+
+    // From the page, svc served its own routes and /api/health; under /api/ nothing else but what
+    // the console itself asks for. (Wait for all of the page's lines.)
+    const pageOwn = (line: string) => line.includes(hostile) || line.endsWith(" /api/health");
+    for (
+      let tries = 0;
+      served(from).filter(pageOwn).length < hostilePageRequests.length && tries < 100;
+      tries++
+    )
+      await Bun.sleep(20);
+    const log = served(from);
+    expect(log.filter(pageOwn).toSorted()).toEqual(hostilePageRequests);
+    const consoleOwn = log.filter((line) => line.includes(" /api/") && !pageOwn(line));
+    expect(consoleOwn.toSorted()).toEqual(["GET /api/events", "GET /api/plugins"]);
+    expect(await state()).toEqual(before);
+    // Chromium logs the page's refused attempts; any other error would be the console's own.
+    const refusal = (problem: string) =>
+      problem.includes("Content Security Policy")
+        ? "CSP"
+        : problem.includes("navigation of the top-level window is sandboxed")
+          ? "top navigation"
+          : problem.includes("'allow-popups' permission is not set")
+            ? "popup"
+            : problem.includes("status of 418")
+              ? "the teapot route's own 418"
+              : problem;
+    expect(new Set(problems.map(refusal))).toEqual(
+      new Set(["CSP", "top navigation", "popup", "the teapot route's own 418"]),
+    );
+    await page.context().close();
+  }, 60_000);
+});
