@@ -168,7 +168,7 @@ function listenWyoming(
     vad: dictation.vad,
     limits: wyomingLimits(services.settings),
     info: () => describeSvc(sources),
-    model: (name) => requestedModel(sources, name),
+    model: (name, language) => requestedModel(sources, name, language),
     logger,
   });
   const listener = wyoming.listen(address.host, address.port);

@@ -31,8 +31,11 @@ export interface ConnectionDeps {
   limits(): WyomingLimits;
   /** The `info` event's data, built when a client asks. */
   info(): Record<string, unknown>;
-  /** The model a `transcribe` names, when it can answer; undefined leaves `stt_model` in charge. */
-  model(name: string | undefined): string | undefined;
+  /**
+   * The model for a `transcribe` naming `name` or asking for `language`, when it is not the active
+   * one; undefined leaves `stt_model` in charge.
+   */
+  model(name: string | undefined, language: string | undefined): string | undefined;
   logger: Pick<Logger, "info" | "warn" | "debug">;
 }
 
@@ -126,7 +129,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
         transcriber: deps.transcriber,
         vad: deps.vad.stream(),
         language: request.language,
-        model: deps.model(request.name),
+        model: deps.model(request.name, request.language),
         appContext: wyomingAppContext,
         source: "wyoming",
         onSegment: (segment) => {

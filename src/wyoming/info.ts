@@ -1,4 +1,4 @@
-import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
+import { languageCode, WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
 import { modelLanguages } from "../dictation/engines/whisper/ggml-model.ts";
 import type { ModelPreset } from "../dictation/engines/whisper/models/presets.ts";
 import type { ModelStore } from "../dictation/engines/whisper/models/store.ts";
@@ -40,19 +40,27 @@ const whisperAttribution: Attribution = {
   url: "https://huggingface.co/ggerganov/whisper.cpp",
 };
 
+type InstalledModel = ReturnType<InfoSources["models"]["listInstalled"]>[number];
+
+/** The languages an installed model speaks: its preset's, or for an imported one its header's. */
+const installedLanguages = (sources: InfoSources, model: InstalledModel) =>
+  languagesOf(
+    sources.models.presets.find((candidate) => candidate.id === model.id)?.languages ??
+      modelLanguages(model.path),
+  );
+
 function whisperModels(sources: InfoSources): AsrModel[] {
   const active = sources.settings.get("stt_model");
   const installed = sources.models.listInstalled();
   const entries = installed.map((model): AsrModel => {
     const preset = sources.models.presets.find((candidate) => candidate.id === model.id);
-    const kind = preset?.languages ?? modelLanguages(model.path);
     return {
       name: model.id,
       attribution: whisperAttribution,
       installed: true,
       description: `${model.id === active ? "Active model. " : ""}${preset?.description ?? "An imported whisper model."}`,
       version: null,
-      languages: languagesOf(kind),
+      languages: installedLanguages(sources, model),
     };
   });
   // The active model first: it answers when the client names none.
@@ -103,13 +111,26 @@ export function answeringModels(sources: InfoSources): AsrModel[] {
 }
 
 /**
- * The model a `transcribe` names, when svc can answer with it: an installed whisper model while
- * whisper is the engine. Anything else (another engine's name, a model not installed) is ignored
- * and the active model answers, as a Wyoming server with one model does.
+ * The model a `transcribe` is answered with while whisper is the engine, when it is not the active
+ * one: the installed model it names, or else, when the active model does not speak the language it
+ * asks for, the first installed model that does. Home Assistant sends only a language, from the
+ * union `describe` offers, so a German pipeline beside an English-only active model reaches a
+ * multilingual one. Undefined leaves `stt_model` in charge, as a Wyoming server with one model does.
  */
-export function requestedModel(sources: InfoSources, name: string | undefined): string | undefined {
-  if (name === undefined || sources.settings.get("stt_engine") !== "whisper") return undefined;
-  return sources.models.listInstalled().some((model) => model.id === name) ? name : undefined;
+export function requestedModel(
+  sources: InfoSources,
+  name: string | undefined,
+  language?: string,
+): string | undefined {
+  if (sources.settings.get("stt_engine") !== "whisper") return undefined;
+  const installed = sources.models.listInstalled();
+  if (name !== undefined && installed.some((model) => model.id === name)) return name;
+  const wanted = language === undefined ? "" : languageCode(language.split(/[-_]/)[0] ?? "");
+  if (wanted === "" || wanted === "auto") return undefined;
+  const speaks = (model: InstalledModel) => installedLanguages(sources, model).includes(wanted);
+  const active = installed.find((model) => model.id === sources.settings.get("stt_model"));
+  if (active && speaks(active)) return undefined;
+  return installed.find(speaks)?.id;
 }
 
 /** The data of the `info` event. */

@@ -190,7 +190,7 @@ export function serveWyoming(
     vad: app.dictation.vad,
     limits: wyomingLimits(app.services.settings),
     info: () => describeSvc(sources),
-    model: (name) => requestedModel(sources, name),
+    model: (name, language) => requestedModel(sources, name, language),
     logger: app.logger,
   });
   const listener = server.listen("127.0.0.1", 0);

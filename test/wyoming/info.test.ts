@@ -94,4 +94,25 @@ describe("requestedModel", () => {
     app.services.settings.set("stt_engine", "sphinx");
     expect(requestedModel(sources, "tiny.en")).toBeUndefined();
   });
+
+  test("a language the active model does not speak goes to the first installed model that does", () => {
+    const { app, sources, install } = setup();
+    install("ggml-base.en.bin", "micro");
+    install("ggml-my-model.bin", "micro-multilingual");
+    app.services.settings.set("stt_model", "base.en");
+    expect(requestedModel(sources, undefined, "de")).toBe("my-model");
+    expect(requestedModel(sources, undefined, "de-DE")).toBe("my-model");
+    expect(requestedModel(sources, undefined, "en")).toBeUndefined();
+    expect(requestedModel(sources, undefined, "en-US")).toBeUndefined();
+    expect(requestedModel(sources, undefined, "auto")).toBeUndefined();
+    // A model named explicitly wins, even one that cannot answer the language (it says so).
+    expect(requestedModel(sources, "base.en", "de")).toBe("base.en");
+    // No installed model speaks it: the active one answers, and refuses with a clear error.
+    expect(requestedModel(sources, undefined, "tlh")).toBeUndefined();
+    app.services.settings.set("stt_model", "my-model");
+    expect(requestedModel(sources, undefined, "de")).toBeUndefined();
+    app.services.settings.set("stt_engine", "sphinx");
+    app.services.settings.set("stt_model", "base.en");
+    expect(requestedModel(sources, undefined, "de")).toBeUndefined();
+  });
 });

@@ -1,6 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { resample } from "../../src/dictation/audio/resample.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
+import { syntheticModel } from "../helpers/synthetic-model.ts";
 import {
   connectWyoming,
   pcm16,
@@ -259,6 +263,37 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     await streamChunks(client, spoken(), ha, 4096);
     client.send("audio-stop");
     await expectError(client, "unsupported_language");
+  });
+
+  test("a language the active model does not speak goes to an installed model that does", async () => {
+    // Home Assistant sends only the pipeline's language, chosen from the union describe offers.
+    const modelsDir = mkdtempSync(join(tmpdir(), "svc-wyoming-models-"));
+    copyFileSync(syntheticModel("micro"), join(modelsDir, "ggml-base.en.bin"));
+    copyFileSync(syntheticModel("micro-multilingual"), join(modelsDir, "ggml-my-model.bin"));
+    const asked: (string | undefined)[] = [];
+    const server = serve(
+      { stt_engine: "whisper", stt_model: "base.en" },
+      {
+        modelsDir,
+        wrap: (transcriber) => ({
+          ...transcriber,
+          recognisePiece: (input) => {
+            asked.push(input.model);
+            return transcriber.recognisePiece(input);
+          },
+        }),
+      },
+    );
+    const client = await connectWyoming(server.port);
+    await transcribe(client, spoken(), ha, { bytesPerSecond: 128_000, language: "de-DE" });
+    const german = asked.splice(0);
+    await transcribe(client, spoken(), ha, { bytesPerSecond: 128_000, language: "en" });
+    rmSync(modelsDir, { recursive: true, force: true });
+    expect(german.length).toBeGreaterThan(0);
+    expect(new Set(german)).toEqual(new Set(["my-model"]));
+    // English is the active model's own: stt_model stays in charge.
+    expect(asked.length).toBeGreaterThan(0);
+    expect(new Set(asked)).toEqual(new Set([undefined]));
   });
 });
 
