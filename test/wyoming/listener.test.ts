@@ -30,6 +30,20 @@ function serve(settings: Record<string, unknown> = {}, options: Parameters<typeo
   return served;
 }
 
+type WrapTranscriber = NonNullable<NonNullable<Parameters<typeof serveWyoming>[0]>["wrap"]>;
+type PieceInput = Parameters<ReturnType<WrapTranscriber>["recognisePiece"]>[0];
+
+/** A `wrap` that shows `see` what each piece asks of the engine, then asks it. */
+const seeingPieces =
+  (see: (input: PieceInput) => unknown): WrapTranscriber =>
+  (transcriber) => ({
+    ...transcriber,
+    recognisePiece: (input) => {
+      see(input);
+      return transcriber.recognisePiece(input);
+    },
+  });
+
 const ha = { rate: 16_000, width: 2, channels: 1 };
 /** What Home Assistant's Assist sends: 16 kHz 16-bit mono, then a second of the silence that ends it. */
 const spoken = () => pcm16(Float32Array.from([...goForward(), ...new Float32Array(16_000)]));
@@ -164,13 +178,7 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     const server = serve(
       {},
       {
-        wrap: (transcriber) => ({
-          ...transcriber,
-          recognisePiece: (input) => {
-            pieces.push(input.pcm);
-            return transcriber.recognisePiece(input);
-          },
-        }),
+        wrap: seeingPieces((input) => pieces.push(input.pcm)),
       },
     );
     const narrow = pcm16(resample(goForward(), 16_000, 8_000));
@@ -275,13 +283,7 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
       { stt_engine: "whisper", stt_model: "base.en" },
       {
         modelsDir,
-        wrap: (transcriber) => ({
-          ...transcriber,
-          recognisePiece: (input) => {
-            asked.push(input.model);
-            return transcriber.recognisePiece(input);
-          },
-        }),
+        wrap: seeingPieces((input) => asked.push(input.model)),
       },
     );
     const client = await connectWyoming(server.port);
@@ -341,13 +343,7 @@ describe("Wyoming listener: malformed input closes that connection only", () => 
     const server = serve(
       {},
       {
-        wrap: (transcriber) => ({
-          ...transcriber,
-          recognisePiece: (input) => {
-            asked.push(input.pcm.length);
-            return transcriber.recognisePiece(input);
-          },
-        }),
+        wrap: seeingPieces((input) => asked.push(input.pcm.length)),
       },
     );
     const client = await connectWyoming(server.port);
@@ -460,13 +456,7 @@ describe("Wyoming listener: leaving", () => {
       const server = serve(
         {},
         {
-          wrap: (transcriber) => ({
-            ...transcriber,
-            recognisePiece: (input) => {
-              if (input.signal) signals.push(input.signal);
-              return transcriber.recognisePiece(input);
-            },
-          }),
+          wrap: seeingPieces((input) => input.signal && signals.push(input.signal)),
         },
       );
       const client = await connectWyoming(server.port);
