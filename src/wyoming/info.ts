@@ -1,7 +1,8 @@
-import { languageCode, WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
+import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
 import { modelLanguages } from "../dictation/engines/whisper/ggml-model.ts";
 import type { ModelPreset } from "../dictation/engines/whisper/models/presets.ts";
 import type { ModelStore } from "../dictation/engines/whisper/models/store.ts";
+import { engineLanguage } from "../dictation/language.ts";
 import type { SettingsService } from "../settings/service.ts";
 
 // What `describe` is answered with: an `info` event holding one `asr` program, shaped as info.py's
@@ -125,12 +126,13 @@ export function requestedModel(
   if (sources.settings.get("stt_engine") !== "whisper") return undefined;
   const installed = sources.models.listInstalled();
   if (name !== undefined && installed.some((model) => model.id === name)) return name;
-  const wanted = language === undefined ? "" : languageCode(language.split(/[-_]/)[0] ?? "");
+  const wanted = engineLanguage(language ?? "");
   if (wanted === "" || wanted === "auto") return undefined;
   const speaks = (model: InstalledModel) => installedLanguages(sources, model).includes(wanted);
   const active = installed.find((model) => model.id === sources.settings.get("stt_model"));
   if (active && speaks(active)) return undefined;
-  return installed.find(speaks)?.id;
+  // An imported model's languages come from reading its header: the active one is not read twice.
+  return installed.find((model) => model !== active && speaks(model))?.id;
 }
 
 /** The data of the `info` event. */
