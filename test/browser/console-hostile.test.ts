@@ -40,6 +40,14 @@ const served = (from: number) =>
     .filter((line) => line.msg === "request")
     .map((line) => `${line.method} ${line.path}`);
 
+/**
+ * Waits up to 2 s for `count` of the lines `served(from)` to pass `which`: log lines come through
+ * a pipe, after the answers they record.
+ */
+async function logged(from: number, count: number, which: (line: string) => boolean = () => true) {
+  for (let tries = 0; served(from).filter(which).length < count && tries < 100; tries++) await Bun.sleep(20);
+}
+
 describe("a hostile plugin page in the console (compiled binary)", () => {
   test("every way out is refused; the console neither toasts nor moves for it", async () => {
     const state = async () => ({
@@ -49,8 +57,8 @@ describe("a hostile plugin page in the console (compiled binary)", () => {
     });
     const mark = svc.lines.length;
     const before = await state();
-    // Log lines come through a pipe: the three just served must be in before the page's count.
-    for (let tries = 0; served(mark).length < 3 && tries < 100; tries++) await Bun.sleep(20);
+    // The three just served must be logged before the page's lines are counted.
+    await logged(mark, 3);
     const from = svc.lines.length;
     const { page, problems } = await openConsole(browser, `${svc.url}/plugins/fx-hostile-page/main`);
     const frame = await (
@@ -65,14 +73,9 @@ describe("a hostile plugin page in the console (compiled binary)", () => {
     expect(page.context().pages()).toHaveLength(1);
 
     // From the page, svc served its own routes and /api/health; under /api/ nothing else but what
-    // the console itself asks for. (Wait for all of the page's lines.)
+    // the console itself asks for.
     const pageOwn = (line: string) => line.includes(hostile) || line.endsWith(" /api/health");
-    for (
-      let tries = 0;
-      served(from).filter(pageOwn).length < hostilePageRequests.length && tries < 100;
-      tries++
-    )
-      await Bun.sleep(20);
+    await logged(from, hostilePageRequests.length, pageOwn);
     const log = served(from);
     expect(log.filter(pageOwn).toSorted()).toEqual(hostilePageRequests);
     const consoleOwn = log.filter((line) => line.includes(" /api/") && !pageOwn(line));
