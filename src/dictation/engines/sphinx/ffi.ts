@@ -88,7 +88,7 @@ export function openSphinxDecoder(modelDir: string = SPHINX_MODEL_DIR): SphinxDe
     const sf = new Int32Array(1);
     const ef = new Int32Array(1);
     let words: TranscriptWord[] = [];
-    const at = (frame: number) => Math.max(0, frame) * FRAME_MS;
+    const at = (frame: number) => frame * FRAME_MS;
     const flush = () => {
       const first = words[0];
       const last = words.at(-1);
