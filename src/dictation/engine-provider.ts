@@ -62,7 +62,13 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     retire(id, cached);
     const started = performance.now();
     const engine = create().then((ready) => {
-      logger.info("speech model loaded", { engine: id, model, ms: Math.round(performance.now() - started) });
+      const ms = Math.round(performance.now() - started);
+      logger.info("speech model loaded", {
+        engine: id,
+        model,
+        ms,
+        ...(ready.build && { build: ready.build }),
+      });
       return ready;
     });
     const entry = { key, engine };

@@ -52,6 +52,8 @@ export interface SpeechEngine {
   transcribe(pcm: Float32Array, opts?: TranscribeOptions): Promise<TranscriptionResult>;
   /** Releases the model; later calls to `transcribe` reject. Safe to call twice. */
   close(): Promise<void>;
+  /** Which native build runs it, where there is a choice (whisper: the CPU level), for the log. */
+  readonly build?: string;
 }
 
 /** Whether an engine can run on this machine, and if not, what to do about it. */

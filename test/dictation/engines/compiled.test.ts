@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { workerEntries } from "../../../src/dictation/engines/registry.ts";
+import { compileArgs, isPlatform, prepareNative } from "../../../scripts/compile.ts";
+import { hostPlatform } from "../../../scripts/whisper-addon.mjs";
 import { TESTDATA } from "../../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../helpers/synthetic-model.ts";
 
@@ -13,16 +14,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe("engines in a bun build --compile executable", () => {
   test("whisper loads its embedded addon and sphinx its worker, with no node_modules in reach", async () => {
     const exe = join(dir, "engines");
-    // The same flags scripts/build.ts needs: the worker as an extra entrypoint, paths rooted at the repo.
-    const build = Bun.spawnSync(
-      [
-        process.execPath,
-        "build",
-        "test/dictation/engines/fixtures/compiled-entry.ts",
-        ...workerEntries,
-      ].concat(["--root", ".", "--compile", "--no-compile-autoload-bunfig", `--outfile=${exe}`]),
-      { cwd: repo, stderr: "pipe", stdout: "pipe" },
-    );
+    // The same arguments scripts/build.ts uses (embedded whisper builds, the worker entry), for a test entry.
+    const platform = hostPlatform();
+    if (!isPlatform(platform)) throw new Error(`svc makes no binary for ${platform}`);
+    await prepareNative(platform);
+    const args = compileArgs(platform, exe, "test/dictation/engines/fixtures/compiled-entry.ts");
+    const build = Bun.spawnSync([process.execPath, ...args], { cwd: repo, stderr: "pipe", stdout: "pipe" });
     expect(build.stderr.toString()).toBe("");
     expect(build.exitCode).toBe(0);
 
@@ -42,7 +39,10 @@ describe("engines in a bun build --compile executable", () => {
     };
     expect(report.whisper).toBe("string");
     expect(report.addons.length).toBeGreaterThan(0);
-    for (const addon of report.addons) expect(addon).not.toContain("node_modules");
+    for (const addon of report.addons) {
+      expect(addon).not.toContain("node_modules");
+      expect(addon).not.toContain("build/whisper");
+    }
     expect(report.sphinx).toBe("go forward ten meters");
     // Started without NODE_ENV, and loading whisper left none behind.
     expect(report.nodeEnv).toBeNull();

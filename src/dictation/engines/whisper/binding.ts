@@ -1,4 +1,7 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { AppError } from "../../../errors.ts";
+import variants from "./native/variants.json" with { type: "json" };
 
 /** The model object smart-whisper's addon hands back from `WhisperModel.load`. */
 export interface NativeWhisperModel {
@@ -19,18 +22,143 @@ export interface WhisperAddon {
   ): void;
 }
 
-const HINT =
-  "From source: run `npm install` (or `npm run postinstall`) in the svc checkout: it builds whisper.cpp with python3, make and g++. " +
-  "The compiled binary unpacks the engine into the temporary folder: TMPDIR (or /tmp) must be writable and allow executables (not noexec).";
+/** One whisper.cpp build: the CPU features it was compiled for (variants.json). */
+export interface WhisperBuild {
+  name: string;
+  label: string;
+  needs: readonly string[];
+}
 
-let addon: WhisperAddon | undefined;
-let loadError: unknown;
+/** The builds svc makes for a platform, best first. */
+export function buildsFor(platform: string): readonly WhisperBuild[] {
+  return (variants as unknown as Record<string, WhisperBuild[] | undefined>)[platform] ?? [];
+}
+
+/** The best build this CPU can run: the first whose every feature it has. */
+export function chooseBuild(
+  builds: readonly WhisperBuild[],
+  features: ReadonlySet<string>,
+): WhisperBuild | undefined {
+  return builds.find((build) => build.needs.every((feature) => features.has(feature)));
+}
 
 /**
- * Loads the addon once. The path is a literal so `bun build --compile` embeds the .node file; the
- * package's own wrapper requires it through a computed path that only exists on the build machine.
- * whisper.cpp logs to stderr unless NODE_ENV is "production" when the addon initialises, and the
- * server's log is JSON lines, so it is loaded in production mode.
+ * Set by scripts/build.ts (`--define`) in a compiled binary: the platform whose builds it embeds.
+ * Absent when svc runs from source, where the builds are read from build/whisper/ in the checkout.
+ */
+declare const SVC_ADDON_PLATFORM: string;
+
+const runtimePlatform = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+
+/**
+ * The embedded files of a compiled binary. Each path is a literal so `bun build --compile` embeds it;
+ * the define makes every other platform's branch dead, so a build embeds only its own platform's files.
+ */
+function embedded(name: string): unknown {
+  if (SVC_ADDON_PLATFORM === "linux-x64") {
+    switch (name) {
+      case "cpu-features":
+        return require("../../../../build/whisper/linux-x64/cpu-features.node");
+      case "x86-64-v4":
+        return require("../../../../build/whisper/linux-x64/x86-64-v4.node");
+      case "x86-64-v3":
+        return require("../../../../build/whisper/linux-x64/x86-64-v3.node");
+      case "x86-64-v2":
+        return require("../../../../build/whisper/linux-x64/x86-64-v2.node");
+    }
+  }
+  if (SVC_ADDON_PLATFORM === "linux-arm64") {
+    switch (name) {
+      case "cpu-features":
+        return require("../../../../build/whisper/linux-arm64/cpu-features.node");
+      case "armv8.2-a":
+        return require("../../../../build/whisper/linux-arm64/armv8.2-a.node");
+      case "armv8-a":
+        return require("../../../../build/whisper/linux-arm64/armv8-a.node");
+    }
+  }
+  throw new Error(`this svc binary for ${SVC_ADDON_PLATFORM} has no whisper.cpp build`);
+}
+
+const compiled = typeof SVC_ADDON_PLATFORM !== "undefined";
+
+/** Requires one of this platform's files: embedded in a binary, from build/whisper/ from source. */
+function requireNative(name: string): unknown {
+  if (typeof SVC_ADDON_PLATFORM !== "undefined") {
+    if (SVC_ADDON_PLATFORM !== runtimePlatform) {
+      throw new Error(`this svc binary is for ${SVC_ADDON_PLATFORM}, not ${runtimePlatform}`);
+    }
+    return embedded(name);
+  }
+  const dir = fileURLToPath(new URL(`../../../../build/whisper/${runtimePlatform}/`, import.meta.url));
+  return require(join(dir, `${name}.node`));
+}
+
+/** The features the processor reports (native/cpu-features.c), never /proc/cpuinfo. */
+function cpuFeatures(): Set<string> {
+  const probe = requireNative("cpu-features") as { features(): string[] };
+  return new Set(probe.features());
+}
+
+/** What a person holding this copy of svc can do about a load failure, from the loader's message. */
+function hintFor(reason: string): string {
+  const glibc = /GLIBC_([\d.]+)' not found/.exec(reason)?.[1];
+  if (glibc) {
+    return `This whisper.cpp build needs glibc ${glibc} or newer, which this system lacks. Use svc's release download (glibc 2.31: Debian 11, Ubuntu 20.04 and newer) or its container image, or the sphinx or remote engine.`;
+  }
+  if (/no whisper\.cpp build/.test(reason)) {
+    return "Use the remote engine (stt_engine=remote), or sphinx on Linux.";
+  }
+  if (compiled) {
+    // Bun unpacks an embedded library into the temporary folder before loading it.
+    return "svc unpacks the whisper.cpp library into the temporary folder: TMPDIR (or /tmp) must exist, be writable and allow executables (not mounted noexec; in a container: --tmpfs /tmp:exec).";
+  }
+  return "From source: run `npm install` (or `npm run postinstall`) in the svc checkout: it builds whisper.cpp with g++ into build/whisper/.";
+}
+
+let addon: WhisperAddon | undefined;
+let chosen: WhisperBuild | undefined;
+let loadError: unknown;
+
+/** The whisper.cpp build in use (after the first load), for the log and `svc version`. */
+export function whisperBuild(): WhisperBuild | undefined {
+  return chosen;
+}
+
+/** One line for `svc version`: the build this CPU gets, or why there is none. */
+export function describeWhisperBuild(): string {
+  try {
+    loadWhisperAddon();
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const count = buildsFor(runtimePlatform).length;
+  const build = `${chosen?.name} (${chosen?.label})`;
+  return count > 1 ? `${build}, the best of ${count} builds for this CPU` : build;
+}
+
+function load(): WhisperAddon {
+  const builds = buildsFor(runtimePlatform);
+  // macOS and Windows from source: smart-whisper's own build for the machine (scripts/whisper-addon.mjs).
+  if (builds.length === 0) {
+    chosen = { name: "native", label: "built for this machine", needs: [] };
+    return requireNative("native") as WhisperAddon;
+  }
+  const features = cpuFeatures();
+  const build = chooseBuild(builds, features);
+  if (!build) {
+    const needs = builds.at(-1)?.needs.filter((feature) => !features.has(feature)) ?? [];
+    throw new Error(`no whisper.cpp build svc carries runs on this CPU, which lacks ${needs.join(", ")}`);
+  }
+  const native = requireNative(build.name) as WhisperAddon;
+  chosen = build;
+  return native;
+}
+
+/**
+ * Loads the addon once: the build for the best CPU level this processor supports. whisper.cpp logs
+ * to stderr unless NODE_ENV is "production" when the addon initialises, and the server's log is
+ * JSON lines, so it is loaded in production mode.
  */
 export function loadWhisperAddon(): WhisperAddon {
   if (addon) return addon;
@@ -41,7 +169,7 @@ export function loadWhisperAddon(): WhisperAddon {
     const nodeEnv = env.NODE_ENV;
     env.NODE_ENV = "production";
     try {
-      addon = require("smart-whisper/build/Release/smart-whisper.node") as WhisperAddon;
+      addon = load();
       return addon;
     } catch (error) {
       loadError = error;
@@ -52,7 +180,7 @@ export function loadWhisperAddon(): WhisperAddon {
   }
   const reason = loadError instanceof Error ? loadError.message : String(loadError);
   throw new AppError("engine_unavailable", `The whisper engine is not available: ${reason}`, {
-    details: { engine: "whisper", hint: HINT },
+    details: { engine: "whisper", hint: hintFor(reason) },
     cause: loadError,
   });
 }

@@ -8,7 +8,7 @@ import type {
   TranscriptWord,
 } from "../types.ts";
 import { SAMPLE_RATE } from "../types.ts";
-import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon } from "./binding.ts";
+import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon, whisperBuild } from "./binding.ts";
 import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
 import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./params.ts";
 
@@ -191,8 +191,10 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
     return toResult(segments, language, endOfText, opts.words === true);
   }
 
+  const build = whisperBuild();
   return {
     id: "whisper",
+    build: build && `${build.name} (${build.label})`,
     model: info,
     threads: settings.threads,
     transcribe,
