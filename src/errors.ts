@@ -44,6 +44,12 @@ export const isAppError = (error: unknown): error is AppError => error instanceo
 /** The message of whatever was thrown, for a log line or an operator's message. */
 export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** The message and, when the error carries one, its `details.hint` (what to do), for a person at a terminal. */
+export function explain(error: unknown): string {
+  const hint = isAppError(error) ? (error.details as { hint?: unknown } | undefined)?.hint : undefined;
+  return typeof hint === "string" ? `${reasonOf(error)}\n  ${hint}` : reasonOf(error);
+}
+
 /** The `code` a Node, Bun or SQLite error carries ("EADDRINUSE", "SQLITE_BUSY"), if any. */
 export const errorCode = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 

@@ -11,6 +11,7 @@ import { type OfflineCommand, runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
+import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
 import { reasonOf } from "./errors.ts";
 import { createDictateSocket, dictateLimits } from "./http/dictate-socket.ts";
 import { lastResortError } from "./http/errors.ts";
@@ -19,7 +20,7 @@ import { routeSockets } from "./http/sockets.ts";
 import { bindFailure, isLoopback, listenUrl, urlHost } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
-import { version } from "./version.ts";
+import { commit, version } from "./version.ts";
 import { describeSvc, requestedModel } from "./wyoming/info.ts";
 import { createWyomingServer, type WyomingServer, wyomingLimits } from "./wyoming/server.ts";
 
@@ -259,7 +260,10 @@ async function runOffline(command: OfflineCommand, env: Env, args: string[]): Pr
 }
 
 function printVersion(): number {
-  process.stdout.write(`svc ${version} (bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`);
+  process.stdout.write(
+    `svc ${version} (commit ${commit}, bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`,
+  );
+  process.stdout.write(`whisper.cpp: ${describeWhisperBuild()}\n`);
   return 0;
 }
 

@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { decodeAudio } from "../dictation/audio/index.ts";
 import { SAMPLE_RATE } from "../dictation/audio/rate.ts";
 import { createLiveSession } from "../dictation/live/session.ts";
-import { reasonOf } from "../errors.ts";
+import { explain } from "../errors.ts";
 import { appContextOption, type OfflineCommand } from "./transcribe.ts";
 
 export const dictateHelp = `Usage: svc dictate [options] FILE
@@ -80,7 +80,7 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
     else out.stdout(`${final.text}\n`);
     return 0;
   } catch (error) {
-    out.stderr(`svc: ${file}: ${reasonOf(error)}\n`);
+    out.stderr(`svc: ${file}: ${explain(error)}\n`);
     return 1;
   } finally {
     await runtime.close();

@@ -85,4 +85,9 @@ Commands:
   version        print versions
   help [command] show help for a command
 
-Run "svc <command> --help" for details.`;
+Every command reads its configuration from the environment. The variables to know first:
+  SVC_DB_PATH    the database file: settings, history, everything svc keeps (required;
+                 models/ and plugins/ live beside it unless SVC_MODELS_DIR/SVC_PLUGINS_DIR say otherwise)
+  HOST, PORT     where serve listens (default 0.0.0.0:4649)
+
+Run "svc <command> --help" for details ("svc serve --help" lists every variable).`;

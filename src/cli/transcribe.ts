@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { engineIds, isEngineId } from "../dictation/engines/ids.ts";
-import { reasonOf } from "../errors.ts";
+import { explain, reasonOf } from "../errors.ts";
 import { type AppContext, parseAppContext } from "../formats/app-context.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -87,7 +87,7 @@ export const runTranscribeCommand: OfflineCommand = async (argv, open, out) => {
         out.stdout(values.json ? `${JSON.stringify({ file, ...result })}\n` : `${result.text}\n`);
       } catch (error) {
         failures++;
-        out.stderr(`svc: ${file}: ${reasonOf(error)}\n`);
+        out.stderr(`svc: ${file}: ${explain(error)}\n`);
       }
     }
   } finally {

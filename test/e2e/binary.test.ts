@@ -146,7 +146,9 @@ describe("compiled binary", () => {
   test("svc version and --help answer without a database", async () => {
     const version = await runBinary(["version"], {});
     expect(version.code).toBe(0);
-    expect(version.stdout).toMatch(/^svc \d+\.\d+\.\d+ \(bun [\d.]+, sqlite [\d.]+\)/);
+    expect(version.stdout).toMatch(
+      /^svc \d+\.\d+\.\d+ \(commit [0-9a-f]{12}(-dirty)?, bun [\d.]+, sqlite [\d.]+\)\nwhisper\.cpp: x86-64-v[234] \(/,
+    );
     const help = await runBinary(["backup", "--help"], {});
     expect(help.stdout).toContain("VACUUM INTO");
   });
