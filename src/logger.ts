@@ -8,11 +8,11 @@ export interface Logger {
   error(message: string, fields?: LogFields): void;
   child(fields: LogFields): Logger;
   /**
-   * The one line each request leaves (level info, message "request"); built for the hot path.
-   * `requestId` is a token (`[A-Za-z0-9._:-]`, as the request context issues and accepts them),
-   * which needs no escaping in JSON.
+   * The one line each request leaves (message "request", level info unless `level` says debug);
+   * built for the hot path. `requestId` is a token (`[A-Za-z0-9._:-]`, as the request context
+   * issues and accepts them), which needs no escaping in JSON.
    */
-  request(requestId: string, method: string, path: string, status: number, ms: number): void;
+  request(requestId: string, method: string, path: string, status: number, ms: number, level?: "debug"): void;
   /** Writes the lines a batching logger holds (at exit); shared with its children. */
   flush(): void;
 }
@@ -268,10 +268,10 @@ class LineLogger implements Logger {
   child(fields: LogFields): Logger {
     return new LineLogger(this.#options, this.#bound ? { ...this.#bound, ...fields } : fields, this.#out);
   }
-  request(requestId: string, method: string, path: string, status: number, ms: number) {
-    if (rank.info < this.#threshold) return;
-    if (this.#options.format !== "json" || this.#bound !== undefined) {
-      this.info("request", { requestId, method, path, status, ms: roundMs(ms) });
+  request(requestId: string, method: string, path: string, status: number, ms: number, level?: "debug") {
+    if (rank[level ?? "info"] < this.#threshold) return;
+    if (level !== undefined || this.#options.format !== "json" || this.#bound !== undefined) {
+      this.#emit(level ?? "info", "request", { requestId, method, path, status, ms: roundMs(ms) });
     } else if (this.#out.batched) {
       this.#out.request(requestId, method, path, status, ms);
     } else {

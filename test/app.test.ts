@@ -41,6 +41,18 @@ describe("GET /api/health from Bun.serve's route table", () => {
     expect(logged).toEqual(ids);
   });
 
+  test("a passing health check is logged at debug (a container asks every 30 s), a failing one at info", async () => {
+    const { response, logs } = viaRouteTable("localhost");
+    await response;
+    expect(logs.find((entry) => entry.msg === "request")).toMatchObject({ level: "debug", status: 200 });
+    const refused = viaRouteTable("rebound.evil.com");
+    await refused.response;
+    expect(refused.logs.find((entry) => entry.msg === "request")).toMatchObject({
+      level: "info",
+      status: 403,
+    });
+  });
+
   test("still runs the Host guard and logs the refusal", async () => {
     const { response, logs } = viaRouteTable("rebound.evil.com");
     const res = await response;

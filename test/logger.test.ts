@@ -104,6 +104,15 @@ describe("logger.request, the per-request line", () => {
     ]);
   });
 
+  test("a line asked for at debug is written at debug, and only when the level lets debug through", () => {
+    const quiet = capture("json", "info");
+    quiet.logger.request("a", "GET", "/api/health", 200, 1, "debug");
+    expect(quiet.lines).toEqual([]);
+    const verbose = capture("json", "debug");
+    verbose.logger.request("a", "GET", "/api/health", 200, 1, "debug");
+    expect(JSON.parse(verbose.lines[0] ?? "")).toMatchObject({ level: "debug", msg: "request", status: 200 });
+  });
+
   test("escapes a path with quotes or control characters", () => {
     const { logger, lines } = capture("json");
     logger.request("id-2", "GET", '/api/x"y\\z\u0001', 404, 1);

@@ -53,7 +53,9 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
   ): Response => {
     if (!complete) stampApiHeaders(response.headers, info);
     const path = route === undefined ? rawPath(request.url) : route.path;
-    logger.request(info.requestId, method, path, response.status, performance.now() - started);
+    // A container's health check calls every 30 s: 2,880 lines a day that say nothing when it passes.
+    const quiet = path === "/api/health" && response.status === 200 ? "debug" : undefined;
+    logger.request(info.requestId, method, path, response.status, performance.now() - started, quiet);
     return response;
   };
   return (request, env, respond, route) => {

@@ -19,7 +19,12 @@ let browser: Browser;
 
 beforeAll(async () => {
   pluginsDir = pluginsDirWith("fx-hostile-page");
-  svc = await startBinary({ SVC_DB_PATH: join(pluginsDir, "svc.db"), SVC_PLUGINS_DIR: pluginsDir });
+  // At debug, so the page's passing /api/health calls are logged too (at info they are not).
+  svc = await startBinary({
+    SVC_DB_PATH: join(pluginsDir, "svc.db"),
+    SVC_PLUGINS_DIR: pluginsDir,
+    SVC_LOG_LEVEL: "debug",
+  });
   const enabled = await fetch(`${svc.url}${hostile}/enable`, { method: "POST" });
   if (!enabled.ok) throw new Error(`enable: ${enabled.status} ${await enabled.text()}`);
   browser = await launchChromium();
