@@ -56,7 +56,7 @@ function openHint(path: string, code: unknown): string {
     case "SQLITE_CANTOPEN":
     case "SQLITE_READONLY":
     case "SQLITE_PERM":
-      return "check that the user svc runs as may write to the file and its folder";
+      return permissionHint(path);
     case "ENOTDIR":
     case "EEXIST":
       return "a part of the path is a file, not a folder";
@@ -70,6 +70,23 @@ function openHint(path: string, code: unknown): string {
     default:
       return "check SVC_DB_PATH";
   }
+}
+
+/**
+ * Who svc runs as and who owns the folder, with the command that fixes it: a bind mount into the
+ * container (uid 10001) or a folder made by root is the usual cause.
+ */
+function permissionHint(path: string): string {
+  const folder = dirname(path);
+  const uid = process.getuid?.();
+  if (uid === undefined) return `check that the user svc runs as may write to ${folder}`;
+  let owner = "";
+  try {
+    const stat = statSync(folder);
+    owner = `, owned by uid ${stat.uid} with mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}`;
+  } catch {}
+  const ids = `${uid}:${process.getgid?.() ?? uid}`;
+  return `svc runs as uid ${uid} and may not write ${folder}${owner}; give the folder to that user: sudo chown -R ${ids} ${folder} (for a container's bind mount, run it on the host, on the folder you mounted)`;
 }
 
 /** One line for the operator: which file, what went wrong, what to do. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { openDatabase } from "../../src/db/database.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { runBinary } from "../helpers/binary.ts";
@@ -36,6 +36,27 @@ describe("a database that cannot be opened", () => {
       /a part of the path is a file, not a folder/,
     );
   });
+
+  // A folder owned by root, as a bind mount into the container (uid 10001) usually is. Run as that
+  // uid with setpriv: root itself may write anywhere.
+  test.if(process.getuid?.() === 0)(
+    "a folder svc may not write: names the uid, the owner and the chown",
+    () => {
+      const data = join(dir, "data");
+      mkdirSync(data, { mode: 0o755 });
+      chmodSync(dir, 0o755);
+      const script = `import { openDatabase } from "./src/db/database.ts"; import { migrations } from "./src/db/migrations/index.ts";
+      try { openDatabase(${JSON.stringify(join(data, "svc.db"))}, { migrations }); } catch (e) { console.log(e.message); }`;
+      const run = Bun.spawnSync(
+        ["setpriv", "--reuid=10001", "--regid=10001", "--clear-groups", process.execPath, "-e", script],
+        { cwd: resolve(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" },
+      );
+      expect(run.stderr.toString()).toBe("");
+      expect(run.stdout.toString()).toContain(
+        `svc runs as uid 10001 and may not write ${data}, owned by uid 0 with mode 0755; give the folder to that user: sudo chown -R 10001:10001 ${data}`,
+      );
+    },
+  );
 
   test("the binary prints it as one line and exits 1", async () => {
     mkdirSync(join(dir, "data"));
