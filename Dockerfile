@@ -1,29 +1,44 @@
 # syntax=docker/dockerfile:1
-# svc: the compiled single executable on a slim Debian base.
-#   docker build -t svc .
+# svc: the compiled single executable on a slim Debian base, with PocketSphinx so it dictates offline
+# from the first start.
+#   docker build -t svc .                     (Podman and Buildah: add --format docker, or the
+#                                              HEALTHCHECK below is dropped)
 #   docker run -d -p 127.0.0.1:4649:4649 -v svc-data:/data svc
-# (svc has no authentication: publish the port on the loopback address, or behind a proxy.)
+# The binary carries whisper.cpp for every CPU level of its architecture (it picks one at start), so an
+# image built on a fast desktop runs on an Atom or Celeron NAS too.
 
-FROM node:20-bookworm AS build
+# The release (scripts/release.ts) builds one image per architecture from its own binaries: it replaces
+# the `binary` stage with a folder holding out/svc (--build-context binary=DIR) and names that
+# architecture's Debian in SVC_RUNTIME_BASE. A plain `docker build` compiles svc in the stage below.
+ARG SVC_RUNTIME_BASE=debian:bookworm-slim
+
+FROM node:20-bookworm AS binary
 WORKDIR /src
-# whisper.cpp is compiled here (python3, make and g++ come with this image). x86-64 builds use
-# AVX2/FMA/F16C when the build machine has them; pass --build-arg SVC_WHISPER_CFLAGS= for a
-# portable baseline build that runs on older CPUs too (several times slower).
-ARG SVC_WHISPER_CFLAGS
+# Behind a proxy that re-signs TLS: mount its CA and name it, e.g.
+#   -v /etc/ssl/certs/ca-certificates.crt:/run/proxy-ca.crt:ro --build-arg NODE_EXTRA_CA_CERTS=/run/proxy-ca.crt
+ARG NODE_EXTRA_CA_CERTS
+# Dependencies and whisper.cpp first: this layer changes only with the lockfile or the engine's build.
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
-RUN npm install --no-audit --no-fund
+COPY scripts/postinstall.mjs scripts/whisper-addon.mjs scripts/
+COPY src/dictation/engines/whisper/native src/dictation/engines/whisper/native
+# --ignore-scripts, then the two install steps svc needs: npm 10 (this image's) does not read
+# package.json's allowScripts and would also run smart-whisper's own node-gyp build, which svc does not use.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild bun && node scripts/postinstall.mjs
 COPY . .
-RUN npx bun scripts/build.ts --outfile /out/svc && /out/svc version
+# `svc version` names the commit: docker build --build-arg SVC_COMMIT=$(git rev-parse --short=12 HEAD) .
+ARG SVC_COMMIT=unknown
+RUN SVC_COMMIT=$SVC_COMMIT npx bun scripts/build.ts --outfile /out/svc && /out/svc version
 
-FROM debian:bookworm-slim
+FROM ${SVC_RUNTIME_BASE}
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates libstdc++6 \
+ && apt-get install -y --no-install-recommends ca-certificates libpocketsphinx3 pocketsphinx-en-us \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin svc \
+ && groupadd --system --gid 10001 svc \
+ && useradd --system --uid 10001 --gid svc --home-dir /data --no-create-home --shell /usr/sbin/nologin svc \
  && mkdir -p /data \
- && chown svc:svc /data
-COPY --from=build /out/svc /usr/local/bin/svc
+ && chown svc:svc /data \
+ && chmod 0700 /data
+COPY --from=binary /out/svc /usr/local/bin/svc
 ENV SVC_DB_PATH=/data/svc.db \
     HOST=0.0.0.0 \
     PORT=4649 \
