@@ -1,7 +1,9 @@
-import { mkdtempSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { TESTDATA } from "./sphinx-testdata.ts";
+import { syntheticModel } from "./synthetic-model.ts";
 
 let built: Promise<string> | undefined;
 
@@ -31,17 +33,19 @@ export interface RunningServer {
 
 /**
  * Starts the binary on a free port (PORT=0) and resolves once it logs that it listens.
- * `fdLimit` runs it under `ulimit -n` (systemd's default soft limit is 1024).
+ * `fdLimit` runs it under `ulimit -n` (systemd's default soft limit is 1024); `binary` and
+ * `emulator` run another build (another platform's) under an emulator such as qemu-user.
  */
 export async function startBinary(
   env: Record<string, string>,
-  options: { cwd?: string; fdLimit?: number } = {},
+  options: { cwd?: string; fdLimit?: number; binary?: string; emulator?: string[]; startMs?: number } = {},
 ): Promise<RunningServer> {
-  const binary = await compiledBinary();
+  const binary = options.binary ?? (await compiledBinary());
+  const program = [...(options.emulator ?? []), binary];
   const command =
     options.fdLimit === undefined
-      ? [binary]
-      : ["bash", "-c", `ulimit -n ${options.fdLimit} && exec "$0"`, binary];
+      ? program
+      : ["bash", "-c", `ulimit -n ${options.fdLimit} && exec "$@"`, "svc", ...program];
   const proc = Bun.spawn(command, {
     env: { PATH: process.env.PATH ?? "", HOST: "127.0.0.1", PORT: "0", ...env },
     cwd: options.cwd ?? mkdtempSync(join(tmpdir(), "svc-cwd-")),
@@ -56,8 +60,8 @@ export async function startBinary(
     proc.exited.then(async (code) => {
       throw new Error(`svc exited with ${code}: ${await new Response(proc.stderr).text()}`);
     }),
-    Bun.sleep(15_000).then(() => {
-      throw new Error("svc did not start within 15 s");
+    Bun.sleep(options.startMs ?? 15_000).then(() => {
+      throw new Error(`svc did not start within ${(options.startMs ?? 15_000) / 1000} s`);
     }),
   ]);
   const port = Number(new URL(url).port);
@@ -102,6 +106,41 @@ async function readLines(
     }
   })();
   return found;
+}
+
+/**
+ * Starts a binary (by default the one built for this machine; `emulator` runs it under qemu-user,
+ * `chroot` in another system's root), transcribes goforward with a synthetic whisper model and
+ * stops it. Returns the answer and the whisper.cpp build the server logged. `dir` holds its data.
+ */
+export async function dictateWithWhisper(options: { dir: string; binary?: string; emulator?: string[] }) {
+  const models = join(options.dir, "models");
+  mkdirSync(models, { recursive: true });
+  copyFileSync(syntheticModel("micro"), join(models, "micro.bin"));
+  const data = mkdtempSync(join(options.dir, "data-"));
+  const server = await startBinary(
+    // The energy detector: Silero on emulated SIMD would take most of a minute and is not what is tried.
+    { SVC_DB_PATH: join(data, "svc.db"), SVC_MODELS_DIR: models, SVC_VAD: "energy" },
+    { emulator: options.emulator, binary: options.binary, startMs: 60_000 },
+  );
+  try {
+    const put = await fetch(`${server.url}/api/settings/stt_model`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "micro" }),
+    });
+    if (!put.ok) throw new Error(`PUT stt_model: ${put.status} ${await put.text()}`);
+    const answer = await fetch(`${server.url}/api/transcribe`, {
+      method: "POST",
+      headers: { "content-type": "audio/pcm;rate=16000;channels=1" },
+      body: Bun.file(`${TESTDATA}/goforward.raw`),
+    });
+    const body = (await answer.json()) as Record<string, unknown>;
+    const build = server.lines.find((line) => line.msg === "speech model loaded")?.build;
+    return { status: answer.status, body, build };
+  } finally {
+    await server.stop();
+  }
 }
 
 /** Runs the binary to completion (for CLI commands) and returns its exit code and output. */
