@@ -108,7 +108,8 @@ async function pool(jobs, limit) {
   await Promise.all(workers);
 }
 
-function buildKey(platform, cc, cxx, wrap) {
+/** What a build is made of: a change to any of it makes the next build compile again. */
+function buildKey(platform, cc, cxx) {
   const hash = createHash("sha256");
   for (const file of [
     fileURLToPath(import.meta.url),
@@ -119,7 +120,7 @@ function buildKey(platform, cc, cxx, wrap) {
   }
   const whisperPackage = packageDir("smart-whisper");
   hash.update(readFileSync(path.join(whisperPackage, "package.json")));
-  hash.update(JSON.stringify({ platform, cc, cxx, wrap }));
+  hash.update(JSON.stringify({ platform, cc, cxx }));
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -141,10 +142,14 @@ export async function buildWhisperAddons({
   const cxx = compilerFor(platform, "cxx", wrap);
   const dir = path.join(out, platform);
   const stampPath = path.join(dir, "build.json");
-  const key = buildKey(platform, cc, cxx, wrap);
+  const key = buildKey(platform, cc, cxx);
   const complete = levels.every((level) => existsSync(path.join(dir, `${level.name}.node`)));
   if (complete && existsSync(stampPath) && process.env.SVC_WHISPER_REBUILD !== "1") {
-    if (JSON.parse(readFileSync(stampPath, "utf8")).key === key) return dir;
+    // A build made inside `wrap` (the release's Debian 11 root) serves a plain build too: it runs on
+    // more systems, not fewer. A wrapped build asks for one made the same way.
+    const stamp = JSON.parse(readFileSync(stampPath, "utf8"));
+    const sameRoot = wrap.length === 0 || JSON.stringify(stamp.wrap ?? []) === JSON.stringify(wrap);
+    if (stamp.key === key && sameRoot) return dir;
   }
 
   const started = Date.now();
@@ -237,10 +242,8 @@ export async function buildWhisperAddons({
     renameSync(path.join(dir, `${name}.node.tmp`), path.join(dir, `${name}.node`));
   }
   rmSync(objects, { recursive: true, force: true });
-  writeFileSync(
-    stampPath,
-    `${JSON.stringify({ key, platform, cc, cxx, levels: levels.map((level) => level.name) })}\n`,
-  );
+  const stamp = { key, platform, cc, cxx, wrap, levels: levels.map((level) => level.name) };
+  writeFileSync(stampPath, `${JSON.stringify(stamp)}\n`);
   log(`svc: built whisper.cpp for ${platform} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return dir;
 }
