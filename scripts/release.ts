@@ -1,0 +1,274 @@
+// `bun run release`: what people download for one svc version, in dist/release/:
+//
+//   svc-<version>-linux-x64.tar.gz     svc-<version>-linux-arm64.tar.gz
+//   svc-<version>-darwin-arm64.tar.gz  svc-<version>-windows-x64.zip
+//   svc-<version>-image.oci.tar        one multi-arch image (linux/amd64, linux/arm64)
+//   SHA256SUMS
+//
+// Linux binaries embed whisper.cpp compiled in Debian 11 (glibc 2.31), so they run on Debian 11,
+// Ubuntu 20.04 and everything newer. Then each download is tried as a person would: the sums verify,
+// the x86-64 binary transcribes on a CPU without AVX (qemu) and on Debian 11's glibc, the arm64 one
+// under qemu, and the image from the archive answers a sphinx dictation.
+//
+// Needs root on Debian or Ubuntu with debootstrap, podman, qemu-user-static and zip (the same
+// packages the tests install). Options: --platforms linux-x64,… (a subset), --no-image, --out DIR.
+// .github/workflows/release.yml runs this on a tag and uploads dist/release/.
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import pkg from "../package.json" with { type: "json" };
+import { dictateWithWhisper } from "../test/helpers/binary.ts";
+import { ensureBaseImages } from "./base-images.ts";
+import { buildConsole } from "./build-console.ts";
+import { commitId, compileArgs, isPlatform, type Platform, platforms } from "./compile.ts";
+import { buildWhisperAddons } from "./whisper-addon.mjs";
+
+const repo = resolve(import.meta.dir, "..");
+const MIRROR = "http://deb.debian.org/debian";
+/** Debian 11: the oldest glibc (2.31) a release's whisper.cpp is built against (Ubuntu 20.04 has 2.31 too). */
+const OLD_DEBIAN = "bullseye";
+
+function run(command: string[], options: { cwd?: string } = {}): string {
+  const result = Bun.spawnSync(command, { cwd: options.cwd ?? repo, stdout: "pipe", stderr: "pipe" });
+  if (result.exitCode !== 0) {
+    throw new Error(
+      `${command.join(" ")} failed (${result.exitCode}):\n${result.stderr.toString().slice(-4000)}`,
+    );
+  }
+  return result.stdout.toString();
+}
+
+export const archiveName = (platform: Platform) =>
+  `svc-${pkg.version}-${platform}${platform.startsWith("windows") ? ".zip" : ".tar.gz"}`;
+
+/**
+ * A Debian 11 root with its compilers (and the arm64 cross compiler), in which whisper.cpp is built
+ * so the binaries need no newer glibc than 2.31. Made once per machine with debootstrap.
+ */
+function oldDebianRoot(): string {
+  const root = join(tmpdir(), `svc-release-${OLD_DEBIAN}`);
+  if (existsSync(join(root, "usr/bin/aarch64-linux-gnu-g++"))) return root;
+  rmSync(root, { recursive: true, force: true });
+  console.log(`release: debootstrap ${OLD_DEBIAN} with its compilers (once per machine)`);
+  const packages = "build-essential,g++-aarch64-linux-gnu,libc6-dev-arm64-cross";
+  run(["debootstrap", "--variant=minbase", `--include=${packages}`, OLD_DEBIAN, root, MIRROR]);
+  return root;
+}
+
+/** Runs `work` with the checkout visible at the same path inside `root` (and /proc mounted). */
+async function withCheckoutIn<T>(root: string, work: () => Promise<T>): Promise<T> {
+  const inside = join(root, repo);
+  mkdirSync(inside, { recursive: true });
+  run(["mount", "--bind", repo, inside]);
+  run(["mount", "-t", "proc", "proc", join(root, "proc")]);
+  try {
+    return await work();
+  } finally {
+    Bun.spawnSync(["umount", join(root, "proc")]);
+    Bun.spawnSync(["umount", inside]);
+  }
+}
+
+/**
+ * `out/svc-<version>-<platform>.tar.gz` (.zip for Windows): a folder with the binary and what a
+ * person needs beside it (the README, the licence and, for Linux, the systemd unit). Returns its name.
+ */
+export function makeArchive(platform: Platform, binary: string, out: string): string {
+  const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
+  try {
+    const folder = join(stageDir, `svc-${pkg.version}-${platform}`);
+    mkdirSync(folder);
+    cpSync(binary, join(folder, platform.startsWith("windows") ? "svc.exe" : "svc"));
+    for (const file of ["README.md", "LICENSE"]) cpSync(join(repo, file), join(folder, file));
+    if (platform.startsWith("linux-")) cpSync(join(repo, "scripts/svc.service"), join(folder, "svc.service"));
+    const archive = join(out, archiveName(platform));
+    if (archive.endsWith(".zip")) run(["zip", "-qr9", archive, basename(folder)], { cwd: stageDir });
+    else run(["tar", "-C", stageDir, "-czf", archive, basename(folder)]);
+    return archiveName(platform);
+  } finally {
+    rmSync(stageDir, { recursive: true, force: true });
+  }
+}
+
+async function buildArchives(wanted: Platform[], out: string, work: string): Promise<Map<Platform, string>> {
+  const linux = wanted.filter((platform) => platform.startsWith("linux-"));
+  const root = oldDebianRoot();
+  await withCheckoutIn(root, async () => {
+    for (const platform of linux) await buildWhisperAddons({ platform, wrap: ["chroot", root] });
+  });
+  await buildConsole();
+  const binaries = new Map<Platform, string>();
+  for (const platform of wanted) {
+    const binary = join(work, platform, platform.startsWith("windows") ? "svc.exe" : "svc");
+    run([process.execPath, ...compileArgs(platform, binary)]);
+    binaries.set(platform, binary);
+    console.log(`release: ${makeArchive(platform, binary, out)}`);
+  }
+  return binaries;
+}
+
+/** One image per architecture from the release's own binaries, joined into one multi-arch OCI archive. */
+function buildImage(binaries: Map<Platform, string>, out: string, work: string): string {
+  const name = `localhost/svc-release:${pkg.version}`;
+  Bun.spawnSync(["podman", "manifest", "rm", name], { stderr: "ignore", stdout: "ignore" });
+  run(["podman", "manifest", "create", name]);
+  for (const [arch, platform] of [
+    ["amd64", "linux-x64"],
+    ["arm64", "linux-arm64"],
+  ] as const) {
+    const binary = binaries.get(platform);
+    if (!binary) continue;
+    const { runtime } = ensureBaseImages(arch, { build: false });
+    const context = join(work, `image-${arch}`);
+    mkdirSync(join(context, "out"), { recursive: true });
+    cpSync(binary, join(context, "out/svc"));
+    console.log(`release: image for linux/${arch}`);
+    run([
+      "podman",
+      "build",
+      "--format=docker",
+      `--platform=linux/${arch}`,
+      "--network=host",
+      "--pull=never",
+      `--build-context=binary=${context}`,
+      `--build-arg=SVC_RUNTIME_BASE=${runtime}`,
+      "-t",
+      `${name}-${arch}`,
+      ".",
+    ]);
+    run(["podman", "manifest", "add", name, `containers-storage:${name}-${arch}`]);
+  }
+  const archive = join(out, `svc-${pkg.version}-image.oci.tar`);
+  rmSync(archive, { force: true });
+  run(["podman", "manifest", "push", "--all", name, `oci-archive:${archive}:svc:${pkg.version}`]);
+  return archive;
+}
+
+/** `out/SHA256SUMS` for `files`, in the format `sha256sum -c` reads. */
+export function writeSums(out: string, files: string[]): void {
+  const lines = files.map((file) => {
+    const hash = new Bun.CryptoHasher("sha256").update(readFileSync(join(out, file))).digest("hex");
+    return `${hash}  ${file}\n`;
+  });
+  writeFileSync(join(out, "SHA256SUMS"), lines.join(""));
+}
+
+/** Each download tried as a person would, before anything is published. */
+async function check(
+  out: string,
+  wanted: Platform[],
+  image: string | undefined,
+  work: string,
+): Promise<void> {
+  console.log(run(["sha256sum", "-c", "SHA256SUMS"], { cwd: out }).trim());
+  const unpacked = join(work, "unpacked");
+  mkdirSync(unpacked, { recursive: true });
+  const binaryOf = (platform: Platform) => {
+    run(["tar", "-C", unpacked, "-xzf", join(out, archiveName(platform))]);
+    return join(unpacked, `svc-${pkg.version}-${platform}`, "svc");
+  };
+  const tries: { platform: Platform; label: string; emulator?: string[]; root?: string }[] = [
+    {
+      platform: "linux-x64",
+      label: "a CPU without AVX (qemu Nehalem)",
+      emulator: ["qemu-x86_64-static", "-cpu", "Nehalem"],
+    },
+    { platform: "linux-x64", label: `Debian 11's glibc 2.31`, root: oldDebianRoot() },
+    {
+      platform: "linux-arm64",
+      label: "arm64 (qemu Cortex-A72)",
+      emulator: ["qemu-aarch64-static", "-L", "/usr/aarch64-linux-gnu", "-cpu", "cortex-a72"],
+    },
+  ];
+  for (const attempt of tries.filter((item) => wanted.includes(item.platform))) {
+    const { root } = attempt;
+    // In the old root the binary runs through chroot; its files sit in the checkout, which is mounted
+    // there at the same path.
+    const dir = mkdtempSync(root ? join(repo, "build", "release-try-") : join(work, "try-"));
+    const binary = join(dir, "svc");
+    cpSync(binaryOf(attempt.platform), binary);
+    const dictate = (emulator?: string[]) => dictateWithWhisper({ dir, binary, emulator });
+    try {
+      const result = root
+        ? await withCheckoutIn(root, () => dictate(["chroot", root]))
+        : await dictate(attempt.emulator);
+      if (result.status !== 200 || result.body.engine !== "whisper") {
+        throw new Error(
+          `${archiveName(attempt.platform)} on ${attempt.label}: ${JSON.stringify(result.body)}`,
+        );
+      }
+      console.log(
+        `release: ${archiveName(attempt.platform)} transcribes on ${attempt.label} (${result.build})`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  if (image) await checkImage(image);
+}
+
+/** The image loads from the archive and dictates with the sphinx it carries. */
+async function checkImage(archive: string): Promise<void> {
+  const id = run(["podman", "pull", "--quiet", `oci-archive:${archive}`]).trim();
+  const container = run(["podman", "run", "-d", "--rm", "-p", "127.0.0.1::4649", id]).trim();
+  try {
+    const url = `http://${run(["podman", "port", container, "4649"]).trim()}`;
+    let healthy = false;
+    for (let attempt = 0; attempt < 100 && !healthy; attempt++) {
+      healthy = await fetch(`${url}/api/health`).then(
+        (answer) => answer.ok,
+        () => false,
+      );
+      if (!healthy) await Bun.sleep(200);
+    }
+    const json = { "content-type": "application/json" };
+    await fetch(`${url}/api/settings/stt_engine`, {
+      method: "PUT",
+      headers: json,
+      body: '{"value":"sphinx"}',
+    });
+    const answer = await fetch(`${url}/api/transcribe`, {
+      method: "POST",
+      headers: { "content-type": "audio/pcm;rate=16000;channels=1" },
+      body: Bun.file("/usr/share/pocketsphinx/test/data/goforward.raw"),
+    });
+    const text = String(((await answer.json()) as { text?: unknown }).text).toLowerCase();
+    if (!text.includes("go forward"))
+      throw new Error(`the image from the archive answered ${answer.status}: ${text}`);
+    console.log("release: the image from the archive transcribes with sphinx");
+  } finally {
+    Bun.spawnSync(["podman", "rm", "-f", container]);
+    Bun.spawnSync(["podman", "rmi", "-f", id]);
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { platforms: { type: "string" }, out: { type: "string" }, "no-image": { type: "boolean" } },
+  });
+  const wanted = values.platforms ? values.platforms.split(",") : Object.keys(platforms);
+  const unknown = wanted.filter((name) => !isPlatform(name));
+  if (unknown.length > 0) {
+    console.error(
+      `unknown platforms: ${unknown.join(", ")}; svc releases ${Object.keys(platforms).join(", ")}`,
+    );
+    process.exit(2);
+  }
+  const out = resolve(values.out ?? join(repo, "dist/release"));
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), "svc-release-"));
+  try {
+    console.log(`release: svc ${pkg.version} (commit ${commitId()}) into ${out}`);
+    const chosen = wanted as Platform[];
+    const binaries = await buildArchives(chosen, out, work);
+    const image = values["no-image"] ? undefined : buildImage(binaries, out, work);
+    writeSums(out, [...chosen.map(archiveName), ...(image ? [basename(image)] : [])]);
+    await check(out, chosen, image, work);
+    console.log(`release: done; ${out}/SHA256SUMS lists what to publish`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
