@@ -19,6 +19,7 @@ const suites: Record<string, Suite> = {
   audio: { load: () => import("./bench/audio.ts") },
   engines: { load: () => import("./bench/engines.ts") },
   transcribe: { load: () => import("./bench/transcribe.ts") },
+  builds: { load: () => import("./bench/builds.ts") },
   openai: { load: () => import("./bench/openai.ts") },
   vad: { load: () => import("./bench/vad.ts") },
   live: { load: () => import("./bench/live.ts") },
