@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureBaseImages } from "../../scripts/base-images.ts";
@@ -24,9 +24,13 @@ function podman(args: string[], options: { allowFail?: boolean } = {}) {
   return out;
 }
 
-/** A proxy that re-signs TLS (this project's CI has one): the build trusts the host's CA bundle. */
+/**
+ * A proxy that re-signs TLS (this project's CI has one): the build's npm trusts what this machine
+ * trusts, its NODE_EXTRA_CA_CERTS or else its system CA bundle.
+ */
 function proxyArgs(): string[] {
-  const bundle = process.env.NODE_EXTRA_CA_CERTS;
+  const system = "/etc/ssl/certs/ca-certificates.crt";
+  const bundle = process.env.NODE_EXTRA_CA_CERTS ?? (existsSync(system) ? system : undefined);
   if (!bundle) return [];
   return ["-v", `${bundle}:/run/proxy-ca.crt:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/run/proxy-ca.crt"];
 }
