@@ -25,7 +25,8 @@ export const errorCodes = {
   untrusted_origin: { status: 403, summary: "a state-changing request or upgrade from an untrusted Origin" },
   cross_origin_request: {
     status: 403,
-    summary: "a form, beacon or no-cors POST from a page on another origin of this machine",
+    summary:
+      "a request a browser sends unasked (form, beacon, ping, report, no-cors fetch) from a page on another origin of this machine",
   },
   not_found: { status: 404, summary: "no such route or item" },
   method_not_allowed: {

@@ -171,6 +171,48 @@ describe("origin guard", () => {
       "cross_origin_request",
     ],
     ["POST", { origin: "http://localhost:5173", "content-type": "audio/wav" }, 404, null],
+    // Sent unasked with types of their own: CSP reports, Reporting-API reports, <a ping>.
+    [
+      "POST",
+      { origin: "http://localhost:5173", "content-type": "application/csp-report" },
+      403,
+      "cross_origin_request",
+    ],
+    [
+      "POST",
+      { origin: "http://localhost:5173", "content-type": "application/reports+json" },
+      403,
+      "cross_origin_request",
+    ],
+    ["POST", { origin: "http://localhost:5173", "content-type": "text/ping" }, 403, "cross_origin_request"],
+    [
+      "POST",
+      { origin: "http://127.0.0.1:8080", "content-type": "application/x-unknown" },
+      403,
+      "cross_origin_request",
+    ],
+    // Fetch metadata says the browser did not ask first, whatever the type claims.
+    [
+      "POST",
+      { origin: "http://localhost:5173", "content-type": "application/json", "sec-fetch-mode": "no-cors" },
+      403,
+      "cross_origin_request",
+    ],
+    [
+      "POST",
+      { origin: "http://localhost:5173", "content-type": "application/json", "sec-fetch-mode": "navigate" },
+      403,
+      "cross_origin_request",
+    ],
+    ["DELETE", { origin: "http://localhost:5173", "sec-fetch-mode": "no-cors" }, 403, "cross_origin_request"],
+    [
+      "POST",
+      { origin: "http://localhost:5173", "content-type": "application/json", "sec-fetch-mode": "cors" },
+      404,
+      null,
+    ],
+    ["POST", { origin: "http://localhost:5173", "content-type": "text/csv" }, 404, null],
+    ["POST", { origin: "app://svc", "content-type": "text/ping", "sec-fetch-mode": "no-cors" }, 404, null],
     ["POST", { origin: "http://localhost" }, 404, null],
     ["POST", { origin: "https://localhost", "content-type": "text/plain" }, 404, null],
     ["POST", { origin: "http://localhost:80", "content-type": "text/plain" }, 403, "cross_origin_request"],

@@ -1,7 +1,7 @@
 import { AppError } from "../errors.ts";
 import { checkHost, type HostVerdict, hostOf } from "./host.ts";
 import { isSameOrigin, originTrust } from "./origin.ts";
-import { mediaTypeOf } from "./validate.ts";
+import { wasPreflighted } from "./preflight.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
@@ -52,7 +52,7 @@ export function createGuard(options: GuardOptions): Guard {
     } else if (method === "OPTIONS") {
       return;
     }
-    assertTrustedOrigin(headers, method, hostOf(url), options);
+    assertTrustedOrigin(request, method, hostOf(url), options);
   };
 }
 
@@ -67,11 +67,12 @@ function refuseHost(verdict: HostVerdict, host: string | null): never {
 }
 
 function assertTrustedOrigin(
-  headers: Headers,
+  request: Request,
   method: string,
   host: string | null,
   options: GuardOptions,
 ): void {
+  const headers = request.headers;
   const origin = headers.get("origin");
   if (origin !== null) {
     if (isSameOrigin(origin, host)) return;
@@ -83,10 +84,10 @@ function assertTrustedOrigin(
         `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
       );
     }
-    if (trust === "loopback" && method === "POST" && !isPreflighted(headers.get("content-type"))) {
+    if (trust === "loopback" && !loopbackMayAct(request, method)) {
       throw new AppError(
         "cross_origin_request",
-        `A form, beacon or no-cors request from ${origin} was refused: pages on other ports of this machine may not change svc. Send the request from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
+        `A request that a browser sends without asking first (a form, beacon, ping, report, no-cors fetch or WebSocket) came from ${origin} and was refused: pages on other ports of this machine may not change svc. Send it from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
       );
     }
     return;
@@ -98,18 +99,12 @@ function assertTrustedOrigin(
   }
 }
 
-// The media types a page may send to another origin without asking first (the Fetch standard's
-// CORS-safelisted Content-Type values).
-const simpleTypes = new Set(["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]);
-const mediaType = /^[a-z0-9!#$%&'*+.^_`|~-]+\/[a-z0-9!#$%&'*+.^_`|~-]+$/;
-
 /**
- * True when a browser would have asked svc's leave (a CORS preflight, which svc never grants)
- * before sending a POST with this Content-Type from another origin. A form, `sendBeacon` or
- * `no-cors` fetch sends no type or a safelisted one, and no preflight. Anything the browser could
- * read as safelisted (a list, an unparsable value) counts as not preflighted.
+ * A page on another port of this machine (every local dev server and web tool) may only make
+ * requests svc would have had to approve first, which it never does: in effect only non-browser
+ * clients that name such an origin get through.
  */
-function isPreflighted(contentType: string | null): boolean {
-  const essence = mediaTypeOf(contentType ?? undefined);
-  return essence !== undefined && mediaType.test(essence) && !simpleTypes.has(essence);
+function loopbackMayAct(request: Request, method: string): boolean {
+  if (method === "GET") return true;
+  return wasPreflighted(request.headers, method);
 }

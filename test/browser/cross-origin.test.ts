@@ -6,10 +6,12 @@ import { launchChromium } from "../helpers/browser.ts";
 import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { startRegistry } from "../helpers/registry-server.ts";
 
-// A page on another port of this machine (a dev server, a local web tool) attacks svc with what a
-// browser sends without a CORS preflight: a form post, sendBeacon, a no-cors fetch, and a fetch
-// with a JSON body (which needs the preflight svc never grants). It aims at every state-changing
-// route, with a body each of them would act on. Nothing may change.
+// A page on another port of this machine (a dev server, a local web tool) attacks svc with every
+// request Chromium sends without a CORS preflight: a form posted into a frame, sendBeacon, a
+// no-cors fetch, CSP `report-uri` reports (application/csp-report), Reporting-API reports
+// (application/reports+json) and `<a ping>` (text/ping); and with a fetch of a JSON body, which
+// needs the preflight svc never grants. It aims at every state-changing route, with a body each
+// of them would act on. Nothing may change.
 
 // Valid for install, uninstall, settings, dictionary, vocabulary, formats, post-process, import.
 const payload = {
@@ -81,12 +83,41 @@ window.attack = async () => {
 };
 </script>`;
 
+/** A document whose one blocked image makes Chromium POST a CSP report to every target. */
+const cspPage = (svc: string, targets: Target[]) => ({
+  body: '<!doctype html><img src="/blocked.png">',
+  headers: {
+    "content-security-policy": `img-src 'none'; report-uri ${targets.map((t) => svc + t.path).join(" ")}`,
+  },
+});
+
+/**
+ * The same through the Reporting API: one endpoint and one policy per target. (Chromium 156 as
+ * Debian builds it queues these reports, as the page's ReportingObserver sees, but has not been
+ * seen delivering them, even to its own origin; the unit table covers their type.)
+ */
+const reportingPage = (svc: string, targets: Target[]) => ({
+  body: `<!doctype html><script>
+new ReportingObserver((reports) => { document.title = "reports:" + reports.length; }, { buffered: true }).observe();
+</script><img src="/blocked.png">`,
+  headers: {
+    "reporting-endpoints": targets.map((t, i) => `e${i}="${svc}${t.path}"`).join(", "),
+    "content-security-policy": targets.map((_, i) => `img-src 'none'; report-to e${i}`).join(", "),
+  },
+});
+
+/** A link whose one click sends a ping to every target. */
+const pingPage = (svc: string, targets: Target[]) => ({
+  body: `<!doctype html><a id="link" href="/after-ping" ping="${targets.map((t) => svc + t.path).join(" ")}">next</a>`,
+  headers: {},
+});
+
 let app: PluginApp;
 let registry: Awaited<ReturnType<typeof startRegistry>>;
 let svc: Server<undefined>;
 let attacker: Server<undefined>;
 let browser: Browser;
-const seen: { method: string; path: string; status: number }[] = [];
+const seen: { method: string; path: string; type: string; status: number }[] = [];
 
 beforeAll(async () => {
   registry = await startRegistry();
@@ -104,22 +135,38 @@ beforeAll(async () => {
     port: 0,
     async fetch(request, server) {
       const response = await app.app.fetch(request, server);
-      seen.push({ method: request.method, path: new URL(request.url).pathname, status: response.status });
+      seen.push({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        type: request.headers.get("content-type") ?? "",
+        status: response.status,
+      });
       return response;
     },
   });
+  const target = `http://127.0.0.1:${svc.port}`;
+  const pages: Record<string, () => { body: string; headers: Record<string, string> }> = {
+    "/frame": () => ({
+      body: `<iframe src="${target}/api/plugins/fx-routes/ui/index.html"></iframe>`,
+      headers: {},
+    }),
+    "/csp": () => cspPage(target, posts()),
+    "/reports": () => reportingPage(target, posts()),
+    "/ping": () => pingPage(target, posts()),
+  };
   attacker = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (request) =>
-      new Response(
-        new URL(request.url).pathname === "/frame"
-          ? `<iframe src="http://127.0.0.1:${svc.port}/api/plugins/fx-routes/ui/index.html"></iframe>`
-          : attackerPage(`http://127.0.0.1:${svc.port}`, stateChangingRoutes()),
-        { headers: { "content-type": "text/html" } },
-      ),
+    fetch(request) {
+      const page = pages[new URL(request.url).pathname]?.() ?? {
+        body: attackerPage(target, stateChangingRoutes()),
+        headers: {},
+      };
+      return new Response(page.body, { headers: { "content-type": "text/html", ...page.headers } });
+    },
   });
-  browser = await launchChromium();
+  // Reports leave within a second instead of a minute.
+  browser = await launchChromium(["--short-reporting-delay"]);
 }, 30_000);
 
 afterAll(async () => {
@@ -149,6 +196,16 @@ function stateChangingRoutes(): Target[] {
   return [...targets.values()];
 }
 
+/** The POST routes: reports and pings are POSTs. */
+const posts = () => stateChangingRoutes().filter((target) => target.method === "POST");
+
+/** Waits until svc has heard `count` requests that `match`, or 10 s have passed. */
+async function heard(match: (request: (typeof seen)[number]) => boolean, count: number) {
+  const deadline = performance.now() + 10_000;
+  while (seen.filter(match).length < count && performance.now() < deadline) await Bun.sleep(20);
+  return seen.filter(match);
+}
+
 async function snapshot() {
   const read = async (path: string) => (await app.request(path)).text();
   return {
@@ -164,25 +221,34 @@ async function snapshot() {
 describe("a page on another local port", () => {
   test("cannot change anything through any state-changing route", async () => {
     const targets = stateChangingRoutes();
+    const postCount = posts().length;
     expect(targets.length).toBeGreaterThan(20);
     const before = await snapshot();
     const page = await browser.newPage();
-    await page.goto(`http://localhost:${attacker.port}/`);
+    const attackerUrl = `http://localhost:${attacker.port}`;
+    await page.goto(`${attackerUrl}/`);
     const results = (await page.evaluate("window.attack()")) as [string, string, string][];
+    expect(results.length).toBe(postCount * 4 + (targets.length - postCount));
     // Beacons are sent after the page's script moves on; wait until svc has heard them all.
-    const posts = targets.filter((target) => target.method === "POST").length;
-    const deadline = performance.now() + 10_000;
-    while (seen.filter((request) => request.method === "POST").length < posts * 3) {
-      if (performance.now() > deadline) break;
-      await Bun.sleep(20);
-    }
+    const isPost = (request: (typeof seen)[number]) => request.method === "POST";
+    await heard(isPost, postCount * 3);
+
+    await page.goto(`${attackerUrl}/csp`);
+    const reports = await heard((request) => request.type === "application/csp-report", postCount);
+    await page.goto(`${attackerUrl}/ping`);
+    await page.click("#link");
+    const pings = await heard((request) => request.type === "text/ping", postCount);
+    await page.goto(`${attackerUrl}/reports`);
+    await page.waitForFunction("document.title.startsWith('reports:')");
+    await Bun.sleep(1500);
     await page.close();
 
-    expect(results.length).toBe(posts * 4 + (targets.length - posts));
-    // Every form, beacon and no-cors request reached svc and was refused; no JSON fetch got past
-    // its preflight (svc never approves one).
+    // Every form, beacon, no-cors request, CSP report and ping reached svc and was refused; no
+    // JSON fetch got past its preflight, nor any Reporting-API report (svc never approves one).
+    expect(reports.length).toBe(postCount);
+    expect(pings.length).toBe(postCount);
     const attacks = seen.filter((request) => request.method !== "GET" && request.method !== "OPTIONS");
-    expect(attacks.length).toBe(posts * 3);
+    expect(attacks.length).toBe(postCount * 5);
     expect(attacks.filter((request) => request.status !== 403)).toEqual([]);
     expect(await snapshot()).toEqual(before);
   }, 60_000);
