@@ -117,6 +117,8 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
+    // Events carry ids only (docs/SPEC.md §5); a live dictation uses the engine and writes history.
+    openSockets: new Set(["/api/events"]),
   });
   const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });

@@ -37,8 +37,7 @@ export const describes =
 /** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
 function impliedErrors(doc: RouteDoc): ErrorCode[] {
   const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
-  if (doc.method !== "get") codes.push("untrusted_origin", "storage_full");
-  if (doc.method === "post") codes.push("cross_origin_request");
+  if (doc.method !== "get") codes.push("untrusted_origin", "cross_origin_request", "storage_full");
   if (doc.body || doc.bodyTypes) codes.push("payload_too_large", "request_timeout", "busy");
   if (doc.body) codes.push("unsupported_media_type", "invalid_json", "json_too_deep", "invalid_request");
   if (doc.query) codes.push("invalid_query");
@@ -162,7 +161,7 @@ export function createApiDocs(): ApiDocs {
           title: "svc",
           version,
           description:
-            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so are forms, beacons and no-cors requests from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. A request body over its route's limit is 413 payload_too_large (SVC_MAX_JSON_SIZE, 1 MiB by default; imports SVC_MAX_IMPORT_SIZE, 32 MiB; audio and plugin routes SVC_MAX_BODY_SIZE, 64 MiB); one that does not arrive within SVC_BODY_TIMEOUT_MS or keeps under SVC_BODY_MIN_RATE is 408 request_timeout; beyond SVC_MAX_UPLOADS bodies arriving at once, 503 busy with Retry-After. A write that finds the disk full is 507 storage_full, naming the folder whose disk is full; it succeeds again once space is freed. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
+            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so is every request a browser sends without a CORS preflight (forms, beacons, pings, reports, no-cors fetches; a WebSocket to /api/dictate) from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. A request body over its route's limit is 413 payload_too_large (SVC_MAX_JSON_SIZE, 1 MiB by default; imports SVC_MAX_IMPORT_SIZE, 32 MiB; audio and plugin routes SVC_MAX_BODY_SIZE, 64 MiB); one that does not arrive within SVC_BODY_TIMEOUT_MS or keeps under SVC_BODY_MIN_RATE is 408 request_timeout; beyond SVC_MAX_UPLOADS bodies arriving at once, 503 busy with Retry-After. A write that finds the disk full is 507 storage_full, naming the folder whose disk is full; it succeeds again once space is freed. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
         },
         paths,
       };

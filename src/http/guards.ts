@@ -2,10 +2,16 @@ import { AppError } from "../errors.ts";
 import { checkHost, type HostVerdict, hostOf } from "./host.ts";
 import { isSameOrigin, originTrust } from "./origin.ts";
 import { wasPreflighted } from "./preflight.ts";
+import { rawPath } from "./raw-path.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
+  /**
+   * WebSocket paths a page on another port of this machine may open: sockets that change nothing
+   * and carry no content (`/api/events`, docs/SPEC.md §5). Every other upgrade is an act.
+   */
+  openSockets?: ReadonlySet<string>;
 }
 
 // Clients send the same few Host values again and again: the first few that pass are remembered
@@ -84,7 +90,7 @@ function assertTrustedOrigin(
         `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
       );
     }
-    if (trust === "loopback" && !loopbackMayAct(request, method)) {
+    if (trust === "loopback" && !loopbackMayAct(request, method, options)) {
       throw new AppError(
         "cross_origin_request",
         `A request that a browser sends without asking first (a form, beacon, ping, report, no-cors fetch or WebSocket) came from ${origin} and was refused: pages on other ports of this machine may not change svc. Send it from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
@@ -102,9 +108,10 @@ function assertTrustedOrigin(
 /**
  * A page on another port of this machine (every local dev server and web tool) may only make
  * requests svc would have had to approve first, which it never does: in effect only non-browser
- * clients that name such an origin get through.
+ * clients that name such an origin get through. The exceptions are the sockets that change nothing.
  */
-function loopbackMayAct(request: Request, method: string): boolean {
-  if (method === "GET") return true;
+function loopbackMayAct(request: Request, method: string, options: GuardOptions): boolean {
+  // A WebSocket has no preflight: only the sockets that change nothing.
+  if (method === "GET") return options.openSockets?.has(rawPath(request.url)) === true;
   return wasPreflighted(request.headers, method);
 }

@@ -378,6 +378,27 @@ describe("GET /api/dictate refusals", () => {
     expect(body).toContain("untrusted_origin");
   });
 
+  test("an upgrade from another port of this machine is refused 403 cross_origin_request", async () => {
+    // A WebSocket has no preflight: a page on any local dev server could dictate into history.
+    const server = serve();
+    for (const origin of ["http://localhost:5173", "http://127.0.0.1:8080", "http://[::1]:3000"]) {
+      const { status, body } = await handshake(server.port, `127.0.0.1:${server.port}`, origin);
+      expect({ origin, status }).toEqual({ origin, status: 403 });
+      expect(body).toContain("cross_origin_request");
+    }
+  });
+
+  test("an upgrade from app:// or an SVC_TRUSTED_ORIGINS entry is accepted", async () => {
+    const server = serve({}, { trustedOrigins: ["https://dictation.example"] });
+    for (const origin of ["app://svc", "https://dictation.example"]) {
+      const client = connect(server.url, { Origin: origin });
+      await client.opened;
+      client.json({ type: "start", format: "pcm16", sampleRate: 16_000 });
+      expect(await client.next("ready")).toEqual({ type: "ready" });
+      client.ws.close();
+    }
+  });
+
   test("an upgrade to an untrusted Host is refused 403 untrusted_host", async () => {
     const server = serve();
     const { status, body } = await handshake(server.port, "evil.example");
