@@ -95,7 +95,12 @@ export function createDataTransfer(deps: {
     for (const key of restored?.reset ?? []) {
       if (!isKnownSetting(key)) events.publish("settings.deleted", { key });
     }
-    for (const key of [...(restored?.reset ?? []).filter(isKnownSetting), ...(restored?.imported ?? [])]) {
+    const changedKeys = [
+      ...(restored?.reset ?? []).filter(isKnownSetting),
+      ...(restored?.imported ?? []),
+      ...(restored?.cleared ?? []),
+    ];
+    for (const key of changedKeys) {
       events.publish("settings.changed", { key, isDefault: settings.view(key).isDefault });
     }
     events.publish("data.imported", {

@@ -80,7 +80,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
         summary: "Set a setting",
         errors: ["invalid_setting", "invalid_setting_key", "too_many_settings"],
         description:
-          'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed.',
+          'Body {"value": <any JSON>}. Known keys are validated (400 invalid_setting); publishes settings.changed. An API key belongs to the origin of the base URL it is sent to: a base URL (llm_base_url, remote_stt_base_url) set to another origin removes its key, and the answer lists it in `cleared` (e.g. ["llm_api_key"]).',
         params: keyParams,
         body: putBody,
         responses: { 200: { description: "The stored setting", schema: settingViewSchema } },
@@ -95,6 +95,8 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       "/:key",
       {
         summary: "Reset a setting to its default, or delete a client preference",
+        description:
+          "Resetting a base URL (llm_base_url, remote_stt_base_url) also removes its API key, announced by settings.changed.",
         errors: ["invalid_setting_key"],
         params: keyParams,
         responses: { 204: { description: "Reset or deleted" } },

@@ -11,6 +11,11 @@ export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
   description: string;
   /** Secret values (API keys) are stored but never returned, exported or published. */
   secret?: boolean;
+  /**
+   * For a secret: the URL setting it is sent to. The secret belongs to that URL's origin, so a
+   * change of origin clears it, as a browser drops credentials on a cross-origin redirect.
+   */
+  boundTo?: string;
 }
 
 const define = <S extends v.GenericSchema>(def: SettingDef<S>): SettingDef<S> => def;
@@ -125,8 +130,10 @@ export const settingsCatalog = {
   llm_api_key: define({
     schema: secretText,
     default: null,
-    description: "API key for the llm cleanup endpoint. Write-only.",
+    description:
+      "API key for the llm cleanup endpoint. Write-only. Cleared when llm_base_url moves to another origin.",
     secret: true,
+    boundTo: "llm_base_url",
   }),
   llm_timeout_ms: define({
     schema: whole(500, 120_000),
@@ -147,8 +154,10 @@ export const settingsCatalog = {
   remote_stt_api_key: define({
     schema: secretText,
     default: null,
-    description: "API key for the remote transcription API. Write-only.",
+    description:
+      "API key for the remote transcription API. Write-only. Cleared when remote_stt_base_url moves to another origin.",
     secret: true,
+    boundTo: "remote_stt_base_url",
   }),
   remote_stt_timeout_ms: define({
     schema: whole(1000, 600_000),

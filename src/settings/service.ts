@@ -3,6 +3,7 @@ import type { SettingsRepo } from "../db/settings-repo.ts";
 import { notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
+import { originOf, secretsBoundTo } from "./bound-secrets.ts";
 import {
   isKnownSetting,
   type SettingKey,
@@ -12,8 +13,11 @@ import {
 } from "./catalog.ts";
 import { assertSettingKey, encodeSetting, maxCustomKeys, settingDef, tooManySettings } from "./validate.ts";
 
-/** How a setting is shown to clients: secrets appear only as `{"set": true|false}`. */
-/** One setting as the API shows it; the schema is the type. */
+/**
+ * One setting as the API shows it; the schema is the type. Secrets appear only as
+ * `{"set": true|false}`. `cleared`: the secrets this write removed, because the URL they are sent
+ * to moved to another origin.
+ */
 export const settingViewSchema = v.object({
   key: v.string(),
   value: v.unknown(),
@@ -21,6 +25,7 @@ export const settingViewSchema = v.object({
   updatedAt: v.nullable(v.string()),
   known: v.boolean(),
   secret: v.boolean(),
+  cleared: v.optional(v.array(v.string())),
 });
 export type SettingView = v.InferOutput<typeof settingViewSchema>;
 
@@ -31,10 +36,13 @@ export interface SettingsService {
   list(): Record<string, unknown>;
   /** One setting as clients see it; 404 for a client preference that is not stored. */
   view(key: string): SettingView;
-  /** Validates and stores a value, then publishes `settings.changed`. */
+  /**
+   * Validates and stores a value, then publishes `settings.changed`. A URL that moves to another
+   * origin clears the secrets bound to it (`cleared` in the answer).
+   */
   set(key: string, value: unknown): SettingView;
-  /** Resets a known setting to its default or deletes a client preference. */
-  reset(key: string): void;
+  /** Resets a known setting to its default or deletes a client preference; returns the secrets that cleared. */
+  reset(key: string): string[];
   /** Stored, non-secret values, for export. */
   exportValues(): Record<string, unknown>;
   /**
@@ -51,6 +59,8 @@ export interface SettingsImport {
   imported: string[];
   reset: string[];
   skipped: string[];
+  /** Secrets removed because an imported or reset URL moved to another origin. */
+  cleared: string[];
 }
 
 interface Stored {
@@ -129,6 +139,36 @@ export function createSettingsService(deps: {
     };
   }
 
+  /**
+   * Runs a change of settings; then every secret bound to a URL in `keys` whose origin the change
+   * moved is removed. Returns the removed secrets; `announce` logs and publishes each (an import
+   * announces after its transaction commits instead).
+   */
+  function keepingSecretsBound(keys: readonly string[], change: () => void, announce = true): string[] {
+    const watched = keys.filter((key) => secretsBoundTo(key).length > 0);
+    const before = new Map(watched.map((key) => [key, originOf(stored().get(key)?.value)]));
+    change();
+    const cleared: string[] = [];
+    for (const key of watched) {
+      const after = originOf(stored().get(key)?.value);
+      if (after === before.get(key)) continue;
+      for (const secret of secretsBoundTo(key)) {
+        if (!repo.remove(secret)) continue;
+        changed(secret);
+        cleared.push(secret);
+        if (!announce) continue;
+        logger.info("secret cleared: the URL it is sent to moved to another origin", {
+          key: secret,
+          url: key,
+          from: before.get(key),
+          to: after,
+        });
+        events.publish("settings.changed", { key: secret, isDefault: true });
+      }
+    }
+    return cleared;
+  }
+
   function write(key: string, value: unknown): void {
     const { json } = encodeSetting(key, value);
     if (!isKnownSetting(key) && !stored().has(key)) {
@@ -150,24 +190,27 @@ export function createSettingsService(deps: {
     },
     view,
     set(key, value) {
-      write(key, value);
-      changed(key);
+      const cleared = keepingSecretsBound([key], () => {
+        write(key, value);
+        changed(key);
+      });
       const result = view(key);
       events.publish("settings.changed", { key, isDefault: false });
-      return result;
+      return cleared.length > 0 ? { ...result, cleared } : result;
     },
     reset(key) {
       assertSettingKey(key);
-      const removed = repo.remove(key);
       if (!isKnownSetting(key)) {
-        if (!removed) throw notFound(`No setting "${key}" is stored.`, { key });
+        if (!repo.remove(key)) throw notFound(`No setting "${key}" is stored.`, { key });
         changed(key);
         events.publish("settings.deleted", { key });
-        return;
+        return [];
       }
-      if (!removed) return;
-      changed(key);
-      events.publish("settings.changed", { key, isDefault: true });
+      return keepingSecretsBound([key], () => {
+        if (!repo.remove(key)) return;
+        changed(key);
+        events.publish("settings.changed", { key, isDefault: true });
+      });
     },
     exportValues() {
       const values: Record<string, unknown> = {};
@@ -181,11 +224,17 @@ export function createSettingsService(deps: {
       const reset = options.replace
         ? [...stored().keys()].filter((key) => !isSecret(key) && !Object.hasOwn(values, key))
         : [];
-      for (const key of reset) repo.remove(key);
-      for (const [key, value] of entries) write(key, value);
       const imported = entries.map(([key]) => key);
-      for (const key of [...reset, ...imported]) changed(key);
-      return { imported, reset, skipped: Object.keys(values).filter(isSecret) };
+      const cleared = keepingSecretsBound(
+        [...reset, ...imported],
+        () => {
+          for (const key of reset) repo.remove(key);
+          for (const [key, value] of entries) write(key, value);
+          for (const key of [...reset, ...imported]) changed(key);
+        },
+        false,
+      );
+      return { imported, reset, skipped: Object.keys(values).filter(isSecret), cleared };
     },
     onChange(listener) {
       listeners.add(listener);

@@ -388,6 +388,15 @@ describe("the Models screen (compiled binary)", () => {
     expect(await page.content()).not.toContain("sk-remote-secret-5678");
     await page.screenshot({ path: screenshotPath("config-models-remote-desktop"), fullPage: true });
 
+    // The key belongs to the server it was entered for: another origin takes it away, visibly.
+    await remote.getByLabel("Remote speech base URL").fill("http://127.0.0.2:9/v1");
+    await field(page, "remote_stt_base_url").getByRole("button", { name: "Save" }).click();
+    await page.locator(".toast", { hasText: "remote_stt_api_key was removed" }).waitFor();
+    await eventually(
+      () => setting("remote_stt_api_key"),
+      (view) => JSON.stringify(view.value) === '{"set":false}',
+    );
+
     await page.getByRole("button", { name: "Use whisper" }).click();
     await eventually(
       () => setting("stt_engine"),

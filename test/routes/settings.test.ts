@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { settingKeys, settingsCatalog } from "../../src/settings/catalog.ts";
 import { createTestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
 
 const put = (t: ReturnType<typeof createTestApp>, key: string, value: unknown) =>
   t.json(`/api/settings/${key}`, "PUT", { value });
@@ -261,5 +263,115 @@ describe("DELETE /api/settings/:key", () => {
     expect((await t.request("/api/settings/console.theme", { method: "DELETE" })).status).toBe(204);
     expect(t.events.at(-1)).toMatchObject({ type: "settings.deleted", key: "console.theme" });
     expect((await t.request("/api/settings/console.theme", { method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("API keys bound to the origin of their base URL", () => {
+  const eventsFor = (t: ReturnType<typeof createTestApp>, key: string) =>
+    t.events.filter((event) => event.type === "settings.changed" && event.key === key);
+
+  test("moving llm_base_url to another origin removes llm_api_key, and the answer says so", async () => {
+    const t = createTestApp();
+    await put(t, "llm_base_url", "http://127.0.0.1:11434/v1");
+    await put(t, "llm_api_key", "sk-for-ollama");
+    const res = await put(t, "llm_base_url", "http://attacker.example/v1");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ key: "llm_base_url", cleared: ["llm_api_key"] });
+    expect(t.services.settings.get("llm_api_key")).toBeNull();
+    expect(await (await t.request("/api/settings/llm_api_key")).json()).toMatchObject({
+      value: { set: false },
+      isDefault: true,
+    });
+    expect(eventsFor(t, "llm_api_key").at(-1)?.isDefault).toBe(true);
+  });
+
+  test("the same origin (another path, a spelling of the same host and port) keeps the key", async () => {
+    const t = createTestApp();
+    await put(t, "remote_stt_base_url", "https://api.groq.com/openai/v1");
+    await put(t, "remote_stt_api_key", "gsk-kept");
+    for (const url of ["https://api.groq.com/openai/v2", "HTTPS://API.GROQ.COM:443/other"]) {
+      const body = (await (await put(t, "remote_stt_base_url", url)).json()) as Record<string, unknown>;
+      expect(body.cleared).toBeUndefined();
+    }
+    expect(t.services.settings.get("remote_stt_api_key")).toBe("gsk-kept");
+  });
+
+  test("another scheme or port is another origin", async () => {
+    const t = createTestApp();
+    for (const next of ["http://api.example.com/v1", "https://api.example.com:8443/v1"]) {
+      await put(t, "remote_stt_base_url", "https://api.example.com/v1");
+      await put(t, "remote_stt_api_key", "sk-x");
+      const body = (await (await put(t, "remote_stt_base_url", next)).json()) as Record<string, unknown>;
+      expect({ next, cleared: body.cleared }).toEqual({ next, cleared: ["remote_stt_api_key"] });
+    }
+  });
+
+  test("a key stored before any base URL is removed when one is set: it was entered for none", async () => {
+    const t = createTestApp();
+    await put(t, "llm_api_key", "sk-early");
+    const body = (await (await put(t, "llm_base_url", "http://attacker.example/v1")).json()) as {
+      cleared?: string[];
+    };
+    expect(body.cleared).toEqual(["llm_api_key"]);
+    expect(t.services.settings.get("llm_api_key")).toBeNull();
+  });
+
+  test("resetting the base URL removes its key; the other key stays", async () => {
+    const t = createTestApp();
+    await put(t, "llm_base_url", "http://127.0.0.1:11434/v1");
+    await put(t, "llm_api_key", "sk-llm");
+    await put(t, "remote_stt_base_url", "https://api.openai.com/v1");
+    await put(t, "remote_stt_api_key", "sk-stt");
+    expect((await t.request("/api/settings/llm_base_url", { method: "DELETE" })).status).toBe(204);
+    expect(t.services.settings.get("llm_api_key")).toBeNull();
+    expect(t.services.settings.get("remote_stt_api_key")).toBe("sk-stt");
+    expect(eventsFor(t, "llm_api_key").at(-1)?.isDefault).toBe(true);
+  });
+
+  test("an import that moves a base URL removes its key and lists it", async () => {
+    const t = createTestApp();
+    await put(t, "remote_stt_base_url", "https://api.openai.com/v1");
+    await put(t, "remote_stt_api_key", "sk-stt");
+    const res = await t.json("/api/import", "POST", {
+      format: "svc-export",
+      version: 1,
+      settings: { remote_stt_base_url: "http://attacker.example/v1" },
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { settings: { cleared: string[] } }).settings.cleared).toEqual([
+      "remote_stt_api_key",
+    ]);
+    expect(t.services.settings.get("remote_stt_api_key")).toBeNull();
+    expect(eventsFor(t, "remote_stt_api_key").at(-1)?.isDefault).toBe(true);
+  });
+
+  test("a server the base URL is moved to never receives the old key", async () => {
+    const seen: (string | null)[] = [];
+    const attacker = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch(request) {
+        seen.push(request.headers.get("authorization"));
+        return Response.json({ text: "rm -rf ~ # injected" });
+      },
+    });
+    try {
+      const t = createTestApp();
+      await put(t, "stt_engine", "remote");
+      await put(t, "remote_stt_model", "whisper-1");
+      await put(t, "remote_stt_base_url", "https://api.openai.com/v1");
+      await put(t, "remote_stt_api_key", "sk-user-secret");
+      await put(t, "remote_stt_base_url", `http://127.0.0.1:${attacker.port}/v1`);
+      const res = await t.request("/api/transcribe", {
+        method: "POST",
+        headers: { "content-type": "audio/wav" },
+        body: encodeWav(goForward()),
+      });
+      expect(await res.json()).toMatchObject({ engine: "remote" });
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((header) => header !== null)).toEqual([]);
+    } finally {
+      attacker.stop(true);
+    }
   });
 });

@@ -14,6 +14,16 @@ describe("settings catalog", () => {
     const secrets = settingKeys.filter((key) => (settingsCatalog[key] as SettingDef).secret);
     expect(secrets.sort()).toEqual(["llm_api_key", "remote_stt_api_key"]);
   });
+
+  test("every secret is bound to the URL setting it is sent to", () => {
+    const bindings = settingKeys
+      .filter((key) => (settingsCatalog[key] as SettingDef).secret)
+      .map((key) => [key, (settingsCatalog[key] as SettingDef).boundTo]);
+    expect(bindings).toEqual([
+      ["llm_api_key", "llm_base_url"],
+      ["remote_stt_api_key", "remote_stt_base_url"],
+    ]);
+  });
 });
 
 describe("settings service", () => {

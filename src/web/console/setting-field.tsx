@@ -113,9 +113,19 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
   const put = () =>
     save.run(async () => {
       const value = parseDraft(info, kind, current);
-      const view = await api<{ value: unknown }>(`/api/settings/${info.key}`, json("PUT", { value }));
+      const view = await api<{ value: unknown; cleared?: string[] }>(
+        `/api/settings/${info.key}`,
+        json("PUT", { value }),
+      );
       showStored(view.value);
-      toast(`Saved ${info.key}.`, "success");
+      const cleared = view.cleared ?? [];
+      if (cleared.length === 0) toast(`Saved ${info.key}.`, "success");
+      // A key belongs to the server it was entered for: svc does not send it to another one.
+      else
+        toast(
+          `Saved ${info.key}. ${cleared.join(" and ")} was removed: it belonged to the old address. Enter it again if you trust the new one.`,
+          "warning",
+        );
     });
   const reset = () =>
     save.run(async () => {
