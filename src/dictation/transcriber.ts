@@ -305,7 +305,8 @@ export function createTranscriber(deps: TranscriberDeps) {
       format: processed.format,
       source: input.source ?? "api",
     };
-    const historyId = input.record === false ? null : deps.record(entry);
+    // Nothing said (silence, only fillers, a start and a stop): there is nothing to remember.
+    const historyId = input.record === false || processed.text.trim() === "" ? null : deps.record(entry);
     deps.publish("transcription.completed", {
       historyId,
       engine: engine.id,

@@ -136,6 +136,15 @@ describe("createTranscriber", () => {
     expect(result.text).toBe("");
   });
 
+  test("an empty transcript is not history: historyId null, the completion still published", async () => {
+    for (const f of [fake({ pcm: new Float32Array(32_000) }), fake({ answer: () => "  " })]) {
+      const result = await createTranscriber(f.deps).transcribe({ audio });
+      expect(result).toMatchObject({ text: expect.stringMatching(/^\s*$/), historyId: null });
+      expect(f.recorded).toEqual([]);
+      expect(f.published).toEqual([expect.objectContaining({ historyId: null })]);
+    }
+  });
+
   test("audio longer than one window is cut into chunks whose texts are joined in order", async () => {
     const f = fake({ pcm: tone(windowSamples * 2 + 16_000), answer: (_, call) => `part${call}` });
     const result = await createTranscriber(f.deps).transcribe({ audio });

@@ -199,6 +199,9 @@ describe("POST /api/transcribe input errors", () => {
     const spoken = await transcribe(app, goforwardWav, "audio/wav");
     expect(spoken.body.raw).toBe("");
     expect(calls).toBe(1);
+    // Neither empty answer is history.
+    expect([body.historyId, spoken.body.historyId]).toEqual([null, null]);
+    expect(((await (await app.request("/api/history")).json()) as { total: number }).total).toBe(0);
     upstream.stop(true);
   });
 

@@ -232,6 +232,26 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     expect((await transcribe(client, spoken())).data.text).toBe("go forward ten meters");
   });
 
+  test("start and stop with nothing said answer empty transcripts and record nothing", async () => {
+    const server = serve();
+    const client = await connectWyoming(server.port);
+    for (let round = 0; round < 20; round++) {
+      client.send("audio-start", ha);
+      if (round % 2 === 0) client.send("audio-chunk", ha, new Uint8Array(3200));
+      client.send("audio-stop");
+    }
+    const stops = () => client.events.filter((event) => event.type === "transcript-stop").length;
+    for (let wait = 0; wait < 200 && stops() < 20; wait++) await Bun.sleep(25);
+    expect(
+      client.events.filter((event) => event.type === "transcript").map((event) => event.data.text),
+    ).toEqual(Array(20).fill(""));
+    expect(await history(server)).toEqual([]);
+    // What was said is still recorded.
+    client.events.length = 0;
+    expect((await transcribe(client, spoken())).data.text).toBe("go forward ten meters");
+    expect(await history(server)).toHaveLength(1);
+  });
+
   test("a client that half-closes after audio-stop still gets its transcript, then the end", async () => {
     const client = await connectWyoming(serve().port);
     client.send("transcribe", { language: "en" });
