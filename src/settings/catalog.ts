@@ -248,6 +248,18 @@ export const settingsCatalog = {
     default: 60,
     description: "Longest audio one Wyoming transcription takes; more ends it with the error audio_too_long.",
   }),
+  wyoming_max_unread_bytes: define({
+    schema: whole(65_536, 67_108_864),
+    default: 1_048_576,
+    description:
+      "Most bytes of answers svc holds for a Wyoming client that is not reading them; past it svc reads nothing more from that client.",
+  }),
+  wyoming_unread_timeout_seconds: define({
+    schema: whole(1, 600),
+    default: 10,
+    description:
+      "A Wyoming client whose unread answers stay past wyoming_max_unread_bytes this long is disconnected.",
+  }),
   wyoming_max_header_bytes: define({
     schema: whole(256, 65_536),
     default: 8192,

@@ -23,6 +23,10 @@ export interface WyomingLimits extends FrameLimits {
   maxConnections: number;
   idleTimeoutMs: number;
   maxUtteranceSeconds: number;
+  /** Answers held for a client that is not reading; past it nothing more is handled or read. */
+  maxUnreadBytes: number;
+  /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
+  unreadTimeoutMs: number;
 }
 
 export interface ConnectionDeps {
@@ -42,6 +46,8 @@ export interface ConnectionDeps {
 /** The socket as a connection uses it: bytes out, reading paused or resumed, an end. */
 export interface Wire {
   write(bytes: Uint8Array): void;
+  /** False while the client's unread answers are past the bound: handle nothing more until `writable()`. */
+  writable(): boolean;
   pause(): void;
   resume(): void;
   /** Sends what is queued, then closes. */
@@ -240,7 +246,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   /** Handles the events that arrived, in order, until one must be answered before the rest. */
   function drainWaiting(): void {
     try {
-      while (!closed && !answering && waiting.length > 0) {
+      while (!closed && !answering && wire.writable() && waiting.length > 0) {
         const next = waiting.shift();
         if (next) handle(next);
       }
@@ -248,7 +254,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
       fail(error);
     }
     // A client that sent its last byte gets its answers, then the end (audio left open is dropped).
-    if (!closed && !answering && inputEnded) close();
+    if (!closed && !answering && inputEnded && waiting.length === 0) close();
   }
 
   return {
@@ -272,6 +278,8 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
       inputEnded = true;
       drainWaiting();
     },
+    /** The client read enough of its answers: the events that waited for that are handled. */
+    writable: drainWaiting,
     /** The socket is gone: its work leaves the scheduler. */
     gone(): void {
       closed = true;

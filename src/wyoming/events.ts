@@ -69,8 +69,17 @@ export const errorEvent = (code: string, text: string): OutgoingEvent => ({
   data: { text, code },
 });
 
-/** `pong {text}` answers `ping {text}` (ping.py). */
-export const pongEvent = (data: Record<string, unknown>): OutgoingEvent => ({
-  type: "pong",
-  data: typeof data.text === "string" ? { text: data.text } : {},
-});
+/**
+ * The most characters of a ping's text a pong echoes: enough for any token a client matches its
+ * pongs by, while a client that never reads cannot make svc hold a copy of every payload it sends.
+ */
+export const maxPongText = 1024;
+
+/** `pong {text}` answers `ping {text}` (ping.py), the text cut to `maxPongText`. */
+export function pongEvent(data: Record<string, unknown>): OutgoingEvent {
+  if (typeof data.text !== "string") return { type: "pong", data: {} };
+  let text = data.text.slice(0, maxPongText);
+  // Never half a surrogate pair: it would not encode as UTF-8.
+  if (/[\ud800-\udbff]$/.test(text)) text = text.slice(0, -1);
+  return { type: "pong", data: { text } };
+}

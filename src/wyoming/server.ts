@@ -7,6 +7,13 @@ interface SocketData {
   connection: Connection | null;
   /** Bytes the kernel did not take yet, sent on `drain`, in order. */
   queued: Uint8Array[];
+  queuedBytes: number;
+  /** The connection asked not to read (a transcript is being made). */
+  holding: boolean;
+  /** Reading is paused now (holding, or too much unread). */
+  paused: boolean;
+  /** Ends a client that stays past the unread bound (wyoming_unread_timeout_seconds). */
+  unreadTimer: ReturnType<typeof setTimeout> | undefined;
   closing: boolean;
   ended: boolean;
 }
@@ -16,11 +23,22 @@ export interface WyomingServer {
   listen(hostname: string, port: number): TCPSocketListener<SocketData>;
   /** Connections now open. */
   readonly connections: number;
+  /** Bytes of answers written to clients that they have not taken yet, over every connection. */
+  readonly unreadBytes: number;
   /** Cancels every transcription, closes every connection and stops listening (shutdown). */
   stop(): void;
 }
 
-const fresh = (): SocketData => ({ connection: null, queued: [], closing: false, ended: false });
+const fresh = (): SocketData => ({
+  connection: null,
+  queued: [],
+  queuedBytes: 0,
+  holding: false,
+  paused: false,
+  unreadTimer: undefined,
+  closing: false,
+  ended: false,
+});
 
 // A client that does not close its side after svc ended the connection is cut off after this.
 const lingerMs = 2000;
@@ -34,8 +52,10 @@ function flush(socket: Socket<SocketData>): void {
     const written = socket.write(next);
     if (written < 0) {
       queued.length = 0;
+      socket.data.queuedBytes = 0;
       return;
     }
+    socket.data.queuedBytes -= Math.max(0, written);
     if (written < next.length) {
       queued[0] = next.subarray(written);
       return;
@@ -55,17 +75,59 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
   let listener: TCPSocketListener<SocketData> | null = null;
   let counter = 0;
 
+  const full = (socket: Socket<SocketData>) => socket.data.queuedBytes >= deps.limits().maxUnreadBytes;
+
+  /**
+   * Reads from the client only while neither the connection holds it (a transcript is being made)
+   * nor its unread answers are past the bound: a client that does not read gets nothing more
+   * read from it, so what svc holds for it stays bounded, and it is ended if it stays so.
+   */
+  function steer(socket: Socket<SocketData>): void {
+    const data = socket.data;
+    const over = full(socket);
+    if (over && data.unreadTimer === undefined && !data.closing) {
+      const { unreadTimeoutMs, maxUnreadBytes } = deps.limits();
+      data.unreadTimer = setTimeout(() => {
+        deps.logger.warn("wyoming client does not read its answers; disconnected", {
+          unreadBytes: data.queuedBytes,
+          maxUnreadBytes,
+        });
+        data.connection?.gone();
+        socket.terminate();
+      }, unreadTimeoutMs);
+    } else if (!over && data.unreadTimer !== undefined) {
+      clearTimeout(data.unreadTimer);
+      data.unreadTimer = undefined;
+    }
+    const pause = data.holding || over;
+    if (pause === data.paused) return;
+    data.paused = pause;
+    if (pause) socket.pause();
+    else socket.resume();
+  }
+
   const wire = (socket: Socket<SocketData>) => ({
     write(bytes: Uint8Array) {
       socket.data.queued.push(bytes);
+      socket.data.queuedBytes += bytes.length;
       if (socket.data.queued.length === 1) flush(socket);
+      steer(socket);
     },
-    pause: () => socket.pause(),
-    resume: () => socket.resume(),
+    writable: () => !full(socket),
+    pause() {
+      socket.data.holding = true;
+      steer(socket);
+    },
+    resume() {
+      socket.data.holding = false;
+      steer(socket);
+    },
     close() {
       if (socket.data.closing) return;
       socket.data.closing = true;
       flush(socket);
+      // A client that does not read its last answers is not waited for past the unread timeout.
+      if (!socket.data.ended) setTimeout(() => socket.terminate(), deps.limits().unreadTimeoutMs).unref();
     },
   });
 
@@ -105,7 +167,11 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
             socket.data.connection?.receive(chunk);
           },
           drain(socket) {
+            const wasFull = full(socket);
             flush(socket);
+            steer(socket);
+            // Events read before the bound was reached are handled now that answers can leave.
+            if (wasFull && !full(socket)) socket.data.connection?.writable();
           },
           end(socket) {
             socket.data.connection?.end();
@@ -114,6 +180,8 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
             open.delete(socket);
             socket.data.connection?.gone();
             socket.data.queued.length = 0;
+            socket.data.queuedBytes = 0;
+            clearTimeout(socket.data.unreadTimer);
           },
           error(socket, error) {
             deps.logger.warn("wyoming socket error", { error });
@@ -125,6 +193,11 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
     },
     get connections() {
       return open.size;
+    },
+    get unreadBytes() {
+      let bytes = 0;
+      for (const socket of open) bytes += socket.data.queuedBytes;
+      return bytes;
     },
     stop() {
       listener?.stop(true);
@@ -147,5 +220,7 @@ export function wyomingLimits(settings: Pick<SettingsService, "get">): () => Wyo
     maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
     maxDataBytes: settings.get("wyoming_max_data_bytes"),
     maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
+    maxUnreadBytes: settings.get("wyoming_max_unread_bytes"),
+    unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
   });
 }
