@@ -46,7 +46,8 @@ export const errorCodes = {
   upgrade_required: { status: 426, summary: "GET /api/events or /api/dictate without a WebSocket upgrade" },
   too_fast: {
     status: 429,
-    summary: "a live dictation sent audio faster than dictate_max_speed times real time",
+    summary:
+      "a live dictation or Wyoming client sent audio faster than dictate_max_speed or wyoming_max_speed times real time",
   },
   busy: { status: 503, summary: "too many requests in flight or queued; retry after Retry-After" },
   internal: { status: 500, summary: "svc failed; quote the request id when reporting it" },

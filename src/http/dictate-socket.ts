@@ -1,4 +1,5 @@
 import type { ServerWebSocket, WebSocketHandler } from "bun";
+import { assertPace } from "../dictation/live/pace.ts";
 import { createLiveSession, type LiveSession, type LiveSessionOptions } from "../dictation/live/session.ts";
 import type { Vad } from "../dictation/vad/vad.ts";
 import { AppError, isAppError } from "../errors.ts";
@@ -181,14 +182,11 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
         `The dictation is longer than ${maxSessionSeconds} s (dictate_max_session_seconds); stop sooner.`,
       );
     }
-    // A second's head start covers a client that buffered while the socket opened.
-    const allowed = maxSpeed * ((performance.now() - startedAt) / 1000 + 1);
-    if (session.seconds > allowed) {
-      throw new AppError(
-        "too_fast",
-        `${session.seconds.toFixed(1)} s of audio arrived in ${((performance.now() - startedAt) / 1000).toFixed(1)} s, faster than ${maxSpeed}× real time (dictate_max_speed); stream as it is spoken, or POST /api/transcribe a recording.`,
-      );
-    }
+    assertPace(session.seconds, startedAt, {
+      maxSpeed,
+      setting: "dictate_max_speed",
+      instead: "stream as it is spoken, or POST /api/transcribe a recording",
+    });
   }
 
   function receive(ws: Socket, conn: Connection, message: string | Buffer): void {

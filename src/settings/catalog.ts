@@ -260,6 +260,12 @@ export const settingsCatalog = {
     description:
       "A Wyoming client whose unread answers stay past wyoming_max_unread_bytes this long is disconnected.",
   }),
+  wyoming_max_speed: define({
+    schema: whole(1, 1000),
+    default: 4,
+    description:
+      "How many times faster than real time a Wyoming client may send audio (after a 1 s head start); faster ends it with the error code too_fast.",
+  }),
   wyoming_max_header_bytes: define({
     schema: whole(256, 65_536),
     default: 8192,

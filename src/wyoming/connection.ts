@@ -1,3 +1,4 @@
+import { assertPace } from "../dictation/live/pace.ts";
 import { createLiveSession, type LiveSession, type LiveSessionOptions } from "../dictation/live/session.ts";
 import type { Vad } from "../dictation/vad/vad.ts";
 import { AppError, isAppError } from "../errors.ts";
@@ -23,6 +24,8 @@ export interface WyomingLimits extends FrameLimits {
   maxConnections: number;
   idleTimeoutMs: number;
   maxUtteranceSeconds: number;
+  /** Audio may arrive at most this many times faster than real time (see `assertPace`). */
+  maxSpeed: number;
   /** Answers held for a client that is not reading; past it nothing more is handled or read. */
   maxUnreadBytes: number;
   /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
@@ -59,6 +62,8 @@ export const wyomingAppContext: AppContext = { app: "Wyoming" };
 
 interface Utterance {
   session: LiveSession;
+  /** When its first audio event arrived (performance.now()), the clock its pace is measured on. */
+  startedAt: number;
   decoder: ChunkDecoder;
   language: string | null;
   /** transcript-start has been sent; chunks follow it. */
@@ -127,6 +132,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   function begin(format: ReturnType<typeof readAudioFormat>): Utterance {
     const language = request.language && request.language !== "auto" ? request.language : null;
     const open: Utterance = {
+      startedAt: performance.now(),
       decoder: createChunkDecoder(format),
       language,
       started: false,
@@ -167,13 +173,19 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
       open.decoder = createChunkDecoder(format);
     }
     if (event.payload) open.session.push(open.decoder.decode(event.payload));
-    const { maxUtteranceSeconds } = deps.limits();
+    const { maxUtteranceSeconds, maxSpeed } = deps.limits();
     if (open.session.seconds > maxUtteranceSeconds) {
       throw new AppError(
         "audio_too_long",
         `The audio is longer than ${maxUtteranceSeconds} s (wyoming_max_utterance_seconds); send audio-stop sooner.`,
       );
     }
+    // Eight clients sending noise as fast as they could held /api/health at 1.7 s.
+    assertPace(open.session.seconds, open.startedAt, {
+      maxSpeed,
+      setting: "wyoming_max_speed",
+      instead: "stream audio as it is captured",
+    });
   }
 
   /** audio-stop: the transcript, framed by the streaming events, then the next event. */

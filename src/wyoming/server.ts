@@ -217,6 +217,7 @@ export function wyomingLimits(settings: Pick<SettingsService, "get">): () => Wyo
     maxConnections: settings.get("wyoming_max_connections"),
     idleTimeoutMs: settings.get("wyoming_idle_timeout_seconds") * 1000,
     maxUtteranceSeconds: settings.get("wyoming_max_utterance_seconds"),
+    maxSpeed: settings.get("wyoming_max_speed"),
     maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
     maxDataBytes: settings.get("wyoming_max_data_bytes"),
     maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),

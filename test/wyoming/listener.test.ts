@@ -436,12 +436,27 @@ describe("Wyoming listener: limits", () => {
   });
 
   test("audio past wyoming_max_utterance_seconds ends with audio_too_long", async () => {
-    const server = serve({ wyoming_max_utterance_seconds: 5 });
+    const server = serve({ wyoming_max_utterance_seconds: 5, wyoming_max_speed: 1000 });
     const client = await connectWyoming(server.port);
     client.send("audio-start", ha);
     await streamChunks(client, pcm16(new Float32Array(16_000 * 6)), ha, 8192);
     await expectError(client, "audio_too_long");
     expect(await history(server)).toEqual([]);
+  });
+
+  test("audio faster than wyoming_max_speed × real time ends with too_fast; others go on", async () => {
+    const server = serve({ wyoming_max_speed: 2 });
+    const calm = await connectWyoming(server.port);
+    const hasty = await connectWyoming(server.port);
+    // 6 s at once: past the 2 s a client may send in its first second at 2×.
+    hasty.send("audio-start", ha);
+    await streamChunks(hasty, pcm16(new Float32Array(16_000 * 6)), ha, 8192);
+    await expectError(hasty, "too_fast");
+    await hasty.closed;
+    expect((await transcribe(calm, spoken(), ha, { bytesPerSecond: 64_000 })).data.text).toBe(
+      "go forward ten meters",
+    );
+    expect(await history(server)).toHaveLength(1);
   });
 
   test("a header line over wyoming_max_header_bytes is refused", async () => {
