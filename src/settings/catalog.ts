@@ -266,6 +266,12 @@ export const settingsCatalog = {
     description:
       "How many times faster than real time a Wyoming client may send audio (after a 1 s head start); faster ends it with the error code too_fast.",
   }),
+  wyoming_min_bytes_per_second: define({
+    schema: whole(0, 1_048_576),
+    default: 1024,
+    description:
+      "Bytes per second a Wyoming event must keep arriving at once it has begun, measured over each 5 s (0 turns it off); a slower one ends with the error code request_timeout.",
+  }),
   wyoming_max_header_bytes: define({
     schema: whole(256, 65_536),
     default: 8192,

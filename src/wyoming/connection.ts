@@ -5,6 +5,7 @@ import { AppError, isAppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
 import type { Logger } from "../logger.ts";
 import { type ChunkDecoder, createChunkDecoder } from "./audio.ts";
+import { createEventRate } from "./event-rate.ts";
 import {
   errorEvent,
   type OutgoingEvent,
@@ -30,6 +31,8 @@ export interface WyomingLimits extends FrameLimits {
   maxUnreadBytes: number;
   /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
   unreadTimeoutMs: number;
+  /** Bytes per second an event must keep arriving at once begun (0: off). */
+  minBytesPerSecond: number;
 }
 
 export interface ConnectionDeps {
@@ -44,6 +47,8 @@ export interface ConnectionDeps {
    */
   model(name: string | undefined, language: string | undefined): string | undefined;
   logger: Pick<Logger, "info" | "warn" | "debug">;
+  /** How long the event byte rate is measured over; default 5000 (tests shorten it). */
+  rateWindowMs?: number;
 }
 
 /** The socket as a connection uses it: bytes out, reading paused or resumed, an end. */
@@ -85,6 +90,18 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   let inputEnded = false;
   let closed = false;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  const rate = createEventRate({
+    minBytesPerSecond: () => deps.limits().minBytesPerSecond,
+    windowMs: deps.rateWindowMs ?? 5000,
+    paused: () => answering || !wire.writable(),
+    onSlow: (minBytesPerSecond) =>
+      fail(
+        new AppError(
+          "request_timeout",
+          `An event's bytes arrived slower than ${minBytesPerSecond} bytes per second (wyoming_min_bytes_per_second); send each event whole.`,
+        ),
+      ),
+  });
 
   const send = (event: OutgoingEvent) => {
     if (!closed) wire.write(encodeEvent(event.type, event.data));
@@ -94,6 +111,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     if (closed) return;
     closed = true;
     clearTimeout(idle);
+    rate.stop();
     utterance?.session.cancel();
     utterance = null;
     wire.close();
@@ -282,6 +300,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
         fail(error);
         return;
       }
+      rate.received(chunk.length, reader.midEvent);
       drainWaiting();
     },
     /** The client sent its last byte (a half-close): what it asked for is still answered. */
@@ -296,6 +315,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     gone(): void {
       closed = true;
       clearTimeout(idle);
+      rate.stop();
       utterance?.session.cancel();
       utterance = null;
     },

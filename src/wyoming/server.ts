@@ -223,5 +223,6 @@ export function wyomingLimits(settings: Pick<SettingsService, "get">): () => Wyo
     maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
     maxUnreadBytes: settings.get("wyoming_max_unread_bytes"),
     unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
+    minBytesPerSecond: settings.get("wyoming_min_bytes_per_second"),
   });
 }

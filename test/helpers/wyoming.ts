@@ -175,6 +175,8 @@ export interface WyomingTestServer {
 export function serveWyoming(
   options: TestAppOptions & {
     wrap?: (transcriber: ConnectionDeps["transcriber"]) => ConnectionDeps["transcriber"];
+    /** How long an event's byte rate is measured over (the listener's default is 5 s). */
+    rateWindowMs?: number;
   } = {},
 ): WyomingTestServer {
   const app = createTestApp(options);
@@ -192,6 +194,7 @@ export function serveWyoming(
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),
     logger: app.logger,
+    rateWindowMs: options.rateWindowMs,
   });
   const listener = server.listen("127.0.0.1", 0);
   return {

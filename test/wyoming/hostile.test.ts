@@ -11,8 +11,8 @@ afterEach(async () => {
   served = undefined;
 });
 
-function serve(settings: Record<string, unknown> = {}) {
-  served = serveWyoming();
+function serve(settings: Record<string, unknown> = {}, options: Parameters<typeof serveWyoming>[0] = {}) {
+  served = serveWyoming(options);
   served.app.services.settings.set("stt_engine", "sphinx");
   for (const [key, value] of Object.entries(settings)) served.app.services.settings.set(key, value);
   return served;
@@ -63,5 +63,42 @@ describe("a Wyoming client that never reads its answers", () => {
     expect(connected).toBe(false);
     expect(server.server.connections).toBe(0);
     socket.destroy();
+  });
+});
+
+describe("a Wyoming client that drips an event", () => {
+  const header =
+    '{"type":"audio-chunk","data":{"rate":16000,"width":2,"channels":1},"payload_length":4096}\n';
+
+  test("a byte at a time, mid-payload, is cut with request_timeout long before the idle timeout", async () => {
+    const server = serve({ wyoming_idle_timeout_seconds: 60 }, { rateWindowMs: 300 });
+    const client = await connectWyoming(server.port);
+    client.send("audio-start", { rate: 16_000, width: 2, channels: 1 });
+    client.raw(header);
+    const started = performance.now();
+    const drip = setInterval(() => client.raw(new Uint8Array(1)), 50);
+    try {
+      const error = await client.next("error");
+      expect(error.data.code).toBe("request_timeout");
+      expect(String(error.data.text)).toContain("wyoming_min_bytes_per_second");
+      await client.closed;
+    } finally {
+      clearInterval(drip);
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  test("an event split into pieces that come quickly enough is read", async () => {
+    const server = serve({}, { rateWindowMs: 300 });
+    const client = await connectWyoming(server.port);
+    client.send("audio-start", { rate: 16_000, width: 2, channels: 1 });
+    client.raw(header);
+    for (let piece = 0; piece < 8; piece++) {
+      await Bun.sleep(100);
+      client.raw(new Uint8Array(512));
+    }
+    client.send("ping", { text: "after" });
+    expect((await client.next("pong")).data.text).toBe("after");
+    expect(client.events.filter((event) => event.type === "error")).toEqual([]);
   });
 });
