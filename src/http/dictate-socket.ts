@@ -23,6 +23,8 @@ export interface DictateLimits {
   /** Audio may arrive at most this many times faster than real time (see `tooFast`). */
   maxSpeed: number;
   maxSessions: number;
+  /** A socket that has not sent `start` this long after opening is closed. */
+  startTimeoutMs: number;
   idleTimeoutMs: number;
   maxFrameBytes: number;
 }
@@ -37,7 +39,7 @@ export interface DictateSocketDeps {
 
 export interface DictateSocket {
   handler: WebSocketHandler<DictateSocketData>;
-  /** Live sessions (connections) now open. */
+  /** Live dictations now started (sockets that sent `start`). */
   readonly sessions: number;
   /** Cancels every session and closes it with 1001 "going away" (used at shutdown). */
   closeAll(): void;
@@ -101,6 +103,13 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     ws.close(closeCodeOf(appError), appError.code);
   }
 
+  /** Dictations that started: a socket counts against `maxSessions` from its `start` on. */
+  const started = () => {
+    let count = 0;
+    for (const conn of connections.values()) if (conn.session) count++;
+    return count;
+  };
+
   function armIdle(ws: Socket, conn: Connection): void {
     clearTimeout(conn.idle);
     const { idleTimeoutMs } = deps.limits();
@@ -115,9 +124,30 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     }, idleTimeoutMs);
   }
 
+  /** Until `start`, a socket holds no session: it has a short while to send it, whatever else it sends. */
+  function armAdmission(ws: Socket, conn: Connection): void {
+    const { startTimeoutMs } = deps.limits();
+    conn.idle = setTimeout(() => {
+      fail(
+        ws,
+        new AppError(
+          "request_timeout",
+          `No start arrived within ${startTimeoutMs / 1000} s of connecting (dictate_start_timeout_seconds); send {"type":"start",…} first.`,
+        ),
+      );
+    }, startTimeoutMs);
+  }
+
   function start(ws: Socket, conn: Connection, message: StartMessage): void {
     if (conn.session)
       throw new AppError("invalid_request", "The dictation has already started: send audio, then stop.");
+    const { maxSessions } = deps.limits();
+    if (started() >= maxSessions) {
+      throw new AppError(
+        "busy",
+        `${maxSessions} live dictations are running (dictate_max_sessions); retry shortly.`,
+      );
+    }
     conn.decoder = createFrameDecoder(message, deps.limits().maxSessionSeconds * 1000);
     conn.startedAt = performance.now();
     conn.session = createLiveSession({
@@ -203,8 +233,10 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
       return;
     }
     const parsed = readClientMessage(message);
-    if (parsed.type === "start") start(ws, conn, parsed);
-    else if (parsed.type === "stop") stop(ws, conn);
+    if (parsed.type === "start") {
+      start(ws, conn, parsed);
+      armIdle(ws, conn);
+    } else if (parsed.type === "stop") stop(ws, conn);
     else cancel(ws, conn);
   }
 
@@ -215,16 +247,6 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
 
   const handler: WebSocketHandler<DictateSocketData> = {
     open(ws) {
-      const { maxSessions } = deps.limits();
-      if (connections.size >= maxSessions) {
-        send(ws, {
-          type: "error",
-          code: "busy",
-          message: `${maxSessions} live dictations are running (dictate_max_sessions); retry shortly.`,
-        });
-        ws.close(1013, "busy");
-        return;
-      }
       const conn: Connection = {
         session: null,
         decoder: null,
@@ -234,12 +256,13 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
         ending: false,
       };
       connections.set(ws, conn);
-      armIdle(ws, conn);
+      armAdmission(ws, conn);
     },
     message(ws, message) {
       const conn = connections.get(ws);
       if (!conn || conn.ending) return;
-      armIdle(ws, conn);
+      // Before start, only the admission deadline runs: messages do not renew it.
+      if (conn.session) armIdle(ws, conn);
       try {
         receive(ws, conn, message);
       } catch (error) {
@@ -258,7 +281,7 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
   return {
     handler,
     get sessions() {
-      return connections.size;
+      return started();
     },
     closeAll() {
       for (const [ws, conn] of connections) {
@@ -276,6 +299,7 @@ export function dictateLimits(settings: Pick<SettingsService, "get">): () => Dic
     maxSessionSeconds: settings.get("dictate_max_session_seconds"),
     maxSpeed: settings.get("dictate_max_speed"),
     maxSessions: settings.get("dictate_max_sessions"),
+    startTimeoutMs: settings.get("dictate_start_timeout_seconds") * 1000,
     idleTimeoutMs: settings.get("dictate_idle_timeout_seconds") * 1000,
     maxFrameBytes: settings.get("dictate_max_frame_bytes"),
   });

@@ -218,7 +218,14 @@ export const settingsCatalog = {
   dictate_max_sessions: define({
     schema: whole(1, 64),
     default: 4,
-    description: "Live dictations at once; one more is refused with the error code busy.",
+    description:
+      "Live dictations at once, counted from their start message; one more start is refused with the error code busy.",
+  }),
+  dictate_start_timeout_seconds: define({
+    schema: whole(1, 60),
+    default: 5,
+    description:
+      "A live dictation socket that has not sent start this long after connecting is closed with the error code request_timeout; until start it does not count against dictate_max_sessions.",
   }),
   dictate_idle_timeout_seconds: define({
     schema: whole(1, 600),

@@ -330,14 +330,37 @@ describe("GET /api/dictate (live dictation)", () => {
     await expectError(client, "payload_too_large", 1009);
   });
 
-  test("a session beyond dictate_max_sessions is refused busy with 1013; the first goes on", async () => {
+  test("a session started beyond dictate_max_sessions is refused busy with 1013; the first goes on", async () => {
     const server = serve({ dictate_max_sessions: 1 });
     const first = await started(server, { format: "pcm16", sampleRate: 16_000 });
     const second = connect(server.url);
+    await second.opened;
+    second.json({ type: "start", format: "pcm16", sampleRate: 16_000 });
     await expectError(second, "busy", 1013);
     await streamFrames(first, toPcm16(goForward()), frame100ms);
     first.json({ type: "stop" });
     expect((await first.next("final")).text).toBe("Go forward ten meters");
+  });
+
+  test("sockets that never send start do not count: a started session goes ahead of them", async () => {
+    const server = serve({ dictate_max_sessions: 2 });
+    const idle = Array.from({ length: 6 }, () => connect(server.url));
+    await Promise.all(idle.map((client) => client.opened));
+    const client = await started(server, { format: "pcm16", sampleRate: 16_000 });
+    await streamFrames(client, toPcm16(goForward()), frame100ms);
+    client.json({ type: "stop" });
+    expect((await client.next("final")).text).toBe("Go forward ten meters");
+    for (const socket of idle) socket.ws.close();
+  });
+
+  test("a socket that sends no start within dictate_start_timeout_seconds is closed request_timeout", async () => {
+    const server = serve({ dictate_start_timeout_seconds: 1, dictate_idle_timeout_seconds: 60 });
+    const client = connect(server.url);
+    await client.opened;
+    const began = performance.now();
+    await expectError(client, "request_timeout", 1008);
+    expect(performance.now() - began).toBeGreaterThan(900);
+    expect(performance.now() - began).toBeLessThan(5000);
   });
 
   test("audio past dictate_max_session_seconds is answered audio_too_long", async () => {
