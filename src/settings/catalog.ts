@@ -242,7 +242,7 @@ export const settingsCatalog = {
     schema: whole(1, 256),
     default: 8,
     description:
-      "Wyoming connections at once (SVC_WYOMING_PORT); one more is sent an error event (busy) and closed.",
+      "Wyoming connections at once (SVC_WYOMING_PORT). One more takes the place of the connection idle longest (no audio open); only when all are transcribing is it sent an error event (busy) and closed.",
   }),
   wyoming_idle_timeout_seconds: define({
     schema: whole(1, 600),

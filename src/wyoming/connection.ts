@@ -90,6 +90,8 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   let inputEnded = false;
   let closed = false;
   let idle: ReturnType<typeof setTimeout> | undefined;
+  /** When the connection last finished work (or opened): the longest idle gives way first. */
+  let idleSince = performance.now();
   const rate = createEventRate({
     minBytesPerSecond: () => deps.limits().minBytesPerSecond,
     windowMs: deps.rateWindowMs ?? 5000,
@@ -230,6 +232,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
         send(transcriptEvent(result.text, language));
         send(transcriptStopEvent);
         answering = false;
+        idleSince = performance.now();
         wire.resume();
         armIdle();
         drainWaiting();
@@ -290,6 +293,13 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   return {
     /** The connection is open: nothing arriving for the idle timeout ends it. */
     start: armIdle,
+    /**
+     * How long it has had no audio open and no transcript being made, in ms; undefined while it
+     * has. An idle connection gives its place to a new client when all are taken.
+     */
+    idleFor(): number | undefined {
+      return utterance || answering ? undefined : performance.now() - idleSince;
+    },
     /** Bytes from the client. */
     receive(chunk: Uint8Array): void {
       if (closed) return;

@@ -106,6 +106,28 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
     else socket.resume();
   }
 
+  /**
+   * Makes room for a new client by ending the connection idle the longest (no audio open, no
+   * transcript being made): only connections at work hold their place, so clients that connect
+   * and ping cannot lock Home Assistant out. False when every connection is at work.
+   */
+  function evictIdle(maxConnections: number): boolean {
+    let oldest: { socket: Socket<SocketData>; idleMs: number } | undefined;
+    for (const socket of open) {
+      const idleMs = socket.data.connection?.idleFor();
+      if (idleMs !== undefined && (!oldest || idleMs > oldest.idleMs)) oldest = { socket, idleMs };
+    }
+    if (!oldest) return false;
+    open.delete(oldest.socket);
+    oldest.socket.data.connection?.refuse(
+      new AppError(
+        "busy",
+        `${maxConnections} Wyoming connections are open (wyoming_max_connections) and a new client needed one; this idle connection gave way.`,
+      ),
+    );
+    return true;
+  }
+
   const wire = (socket: Socket<SocketData>) => ({
     write(bytes: Uint8Array) {
       socket.data.queued.push(bytes);
@@ -148,12 +170,12 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
             const id = `wyoming-${++counter}`;
             const connection = createConnection(id, wire(socket), deps);
             const { maxConnections } = deps.limits();
-            if (open.size >= maxConnections) {
+            if (open.size >= maxConnections && !evictIdle(maxConnections)) {
               deps.logger.warn("wyoming connection refused: too many", { connection: id, maxConnections });
               connection.refuse(
                 new AppError(
                   "busy",
-                  `${maxConnections} Wyoming connections are open (wyoming_max_connections); retry shortly.`,
+                  `${maxConnections} Wyoming connections are transcribing (wyoming_max_connections); retry shortly.`,
                 ),
               );
               return;

@@ -389,20 +389,51 @@ describe("Wyoming listener: malformed input closes that connection only", () => 
 });
 
 describe("Wyoming listener: limits", () => {
-  test("a connection past wyoming_max_connections is sent busy and closed; the others go on", async () => {
+  test("past wyoming_max_connections a new client takes the place of the longest idle one", async () => {
     const server = serve({ wyoming_max_connections: 1 });
     const first = await connectWyoming(server.port);
     first.send("describe");
     await first.next("info");
     const second = await connectWyoming(server.port);
-    await expectError(second, "busy");
-    expect((await transcribe(first, spoken())).data.text).toBe("go forward ten meters");
-    first.close();
+    await expectError(first, "busy");
     await first.closed;
-    await Bun.sleep(50);
+    expect((await transcribe(second, spoken())).data.text).toBe("go forward ten meters");
+  });
+
+  test("while every connection is transcribing, one more is sent busy and closed; the others go on", async () => {
+    const server = serve({ wyoming_max_connections: 1 });
+    const first = await connectWyoming(server.port);
+    first.send("transcribe", { language: "en" });
+    first.send("audio-start", ha);
+    // Its pong says the audio-start before it has been read.
+    first.send("ping", { text: "started" });
+    await first.next("pong");
+    const second = await connectWyoming(server.port);
+    await expectError(second, "busy");
+    await streamChunks(first, spoken(), ha, 1024);
+    first.send("audio-stop");
+    expect((await first.next("transcript")).data.text).toBe("go forward ten meters");
+    // Done transcribing, it is idle again: a new client may take its place.
     const third = await connectWyoming(server.port);
+    await expectError(first, "busy");
     third.send("describe");
     await third.next("info");
+  });
+
+  test("clients that connect and ping cannot lock Home Assistant out", async () => {
+    const server = serve({ wyoming_max_connections: 2 });
+    const pingers = await Promise.all([connectWyoming(server.port), connectWyoming(server.port)]);
+    const pinging = setInterval(() => {
+      for (const pinger of pingers) if (!pinger.isClosed()) pinger.send("ping", { text: "here" });
+    }, 50);
+    try {
+      await Bun.sleep(200);
+      const assist = await connectWyoming(server.port);
+      expect((await transcribe(assist, spoken())).data.text).toBe("go forward ten meters");
+      expect(pingers.filter((pinger) => pinger.isClosed())).toHaveLength(1);
+    } finally {
+      clearInterval(pinging);
+    }
   });
 
   test("a connection that sends nothing for wyoming_idle_timeout_seconds is closed", async () => {
