@@ -155,7 +155,11 @@ export const envSchema = v.object({
   ),
   SVC_MAX_UPLOADS: described(
     integer("SVC_MAX_UPLOADS", 1, 100_000, 32),
-    "bodies received at once; more get 503 busy (default 32)",
+    "upload and import bodies received at once; more get 503 busy (default 32)",
+  ),
+  SVC_MAX_JSON_BODIES: described(
+    integer("SVC_MAX_JSON_BODIES", 1, 100_000, 32),
+    "JSON bodies received at once, apart from uploads; more get 503 busy (default 32)",
   ),
   SVC_SHUTDOWN_TIMEOUT_MS: described(
     integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
@@ -258,6 +262,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
       timeoutMs: out.SVC_BODY_TIMEOUT_MS,
       minBytesPerSecond: out.SVC_BODY_MIN_RATE,
       maxConcurrent: out.SVC_MAX_UPLOADS,
+      maxJsonConcurrent: out.SVC_MAX_JSON_BODIES,
     },
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
     pluginsDir: pluginsDirOf(dbPath, out.SVC_PLUGINS_DIR),

@@ -29,6 +29,7 @@ describe("loadConfig", () => {
         timeoutMs: 120_000,
         minBytesPerSecond: 1024,
         maxConcurrent: 32,
+        maxJsonConcurrent: 32,
       },
       shutdownTimeoutMs: 10_000,
       pluginSetupTimeoutMs: 10_000,

@@ -17,8 +17,13 @@ export interface BodyLimits {
   timeoutMs: number;
   /** Bytes per second a body must keep up over each `rateWindowMs`; 0 turns it off [SVC_BODY_MIN_RATE]. */
   minBytesPerSecond: number;
-  /** Bodies received at once; one more is 503 busy [SVC_MAX_UPLOADS]. */
+  /** Upload and import bodies received at once; one more is 503 busy [SVC_MAX_UPLOADS]. */
   maxConcurrent: number;
+  /**
+   * JSON bodies received at once, apart from the uploads: a flood of uploads never blocks a
+   * settings change [SVC_MAX_JSON_BODIES].
+   */
+  maxJsonConcurrent: number;
   /** How long the rate is measured over. Default 10 s; tests shorten it. */
   rateWindowMs?: number;
 }
@@ -40,16 +45,25 @@ const tooLarge = (kind: BodyKind, limit: number) =>
     { details: { limit, setting: settingOf[kind] }, headers: closing },
   );
 
-const busy = (limit: number, retryAfterSeconds: number) =>
+/** Each pool of bodies received at once, and the variable that sizes it. */
+type Pool = "uploads" | "json";
+const poolOf = (kind: BodyKind): Pool => (kind === "json" ? "json" : "uploads");
+const poolSetting: Record<Pool, string> = { uploads: "SVC_MAX_UPLOADS", json: "SVC_MAX_JSON_BODIES" };
+
+const busy = (pool: Pool, limit: number, retryAfterSeconds: number) =>
   new AppError(
     "busy",
-    `svc is already receiving ${limit} request bodies (SVC_MAX_UPLOADS); retry in a few seconds.`,
-    { details: { limit }, headers: { ...closing, "Retry-After": String(retryAfterSeconds) } },
+    `svc is already receiving ${limit} ${pool === "json" ? "JSON" : "upload"} bodies (${poolSetting[pool]}); retry in a few seconds.`,
+    {
+      details: { limit, setting: poolSetting[pool] },
+      headers: { ...closing, "Retry-After": String(retryAfterSeconds) },
+    },
   );
 
 /**
  * Reads every request body before the route runs, within its route's size limit, a deadline and a
- * minimum rate, and at most `maxConcurrent` at once. Bun's idle timeout restarts on every byte, so
+ * minimum rate, and at most `maxConcurrent` uploads and imports and `maxJsonConcurrent` JSON bodies
+ * at once. Bun's idle timeout restarts on every byte, so
  * a body trickling a byte every few seconds, or announced and never sent, would hold its
  * connection (a file descriptor, a buffer) forever; here it is cut with 408 `request_timeout`.
  * The route then reads the buffered body as usual.
@@ -65,7 +79,8 @@ export function createBodyGuard(
     import: limits.maxImportBytes,
     json: limits.maxJsonBytes,
   };
-  let receiving = 0;
+  const receiving: Record<Pool, number> = { uploads: 0, json: 0 };
+  const maxOf: Record<Pool, number> = { uploads: limits.maxConcurrent, json: limits.maxJsonConcurrent };
   return async (c, next) => {
     const request = c.req.raw;
     if (request.body === null) return next();
@@ -74,13 +89,14 @@ export function createBodyGuard(
     const declared = request.headers.has("transfer-encoding") ? null : request.headers.get("content-length");
     // Refused from the header alone, before a byte is read or a slot taken.
     if (declared !== null && Number(declared) > maxBytes) throw tooLarge(kind, maxBytes);
-    if (receiving >= limits.maxConcurrent) throw busy(limits.maxConcurrent, retryAfter);
-    receiving += 1;
+    const pool = poolOf(kind);
+    if (receiving[pool] >= maxOf[pool]) throw busy(pool, maxOf[pool], retryAfter);
+    receiving[pool] += 1;
     let body: Uint8Array<ArrayBuffer>;
     try {
       body = await readBody(request.body, { ...limits, windowMs, maxBytes, kind });
     } finally {
-      receiving -= 1;
+      receiving[pool] -= 1;
     }
     c.req.raw = new Request(request, { body });
     return next();

@@ -88,7 +88,7 @@ describe("stalled uploads", () => {
     if (limit !== undefined) expect(limit).toBe(1024);
   });
 
-  test(`${stalledCount} stalled uploads: health answers, the first SVC_MAX_UPLOADS get 408 after the deadline, the rest 503 busy`, async () => {
+  test(`${stalledCount} stalled uploads: health and settings answer, the first SVC_MAX_UPLOADS get 408 after the deadline, the rest 503 busy`, async () => {
     const uploads: Upload[] = [];
     for (let i = 0; i < stalledCount; i++) {
       uploads.push(stalledUpload());
@@ -96,6 +96,13 @@ describe("stalled uploads", () => {
     }
     await Bun.sleep(200);
     for (let i = 0; i < 5; i++) expect(await healthMs()).toBeLessThan(1_000);
+    // JSON bodies have their own pool: the stalled uploads never block a settings change.
+    const setting = await fetch(`${server.url}/api/settings/language`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "de" }),
+    });
+    expect(setting.status).toBe(200);
 
     const answers = await Promise.all(uploads.map((upload) => upload.answer));
     const timedOut = answers.filter((answer) => statusOf(answer.raw) === 408);

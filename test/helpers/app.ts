@@ -144,6 +144,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       timeoutMs: 120_000,
       minBytesPerSecond: 1024,
       maxConcurrent: 32,
+      maxJsonConcurrent: 32,
       ...options.body,
     },
     bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,

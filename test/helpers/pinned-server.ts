@@ -49,6 +49,7 @@ export function startPinnedServer(options: {
         timeoutMs: 120_000,
         minBytesPerSecond: 1024,
         maxConcurrent: 32,
+        maxJsonConcurrent: 32,
       },
     }),
   );

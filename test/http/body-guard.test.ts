@@ -125,4 +125,19 @@ describe("concurrent uploads", () => {
     const after = await t.json("/api/post-process", "POST", { text: "hello" });
     expect(after.status).toBe(200);
   });
+
+  test("uploads that fill SVC_MAX_UPLOADS never block a JSON write: it has its own SVC_MAX_JSON_BODIES", async () => {
+    const t = createTestApp({ body: { maxConcurrent: 2, maxJsonConcurrent: 1, timeoutMs: 300 } });
+    const stalled = [1, 2].map(() => t.request("/api/transcribe", post(trickle(1, 1000, 0), "audio/wav")));
+    await Bun.sleep(20);
+    const setting = await t.json("/api/settings/language", "PUT", { value: "de" });
+    expect(setting.status).toBe(200);
+    // The JSON pool has its own bound: a stalled JSON body fills it, and the next is refused naming it.
+    const stalledJson = t.request("/api/post-process", post(trickle(1, 1000, 0)));
+    await Bun.sleep(20);
+    const refused = await t.json("/api/settings/language", "PUT", { value: "fr" });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as ErrorBody).error.message).toContain("SVC_MAX_JSON_BODIES");
+    expect((await Promise.all([...stalled, stalledJson])).map((res) => res.status)).toEqual([408, 408, 408]);
+  });
 });
