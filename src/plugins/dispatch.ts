@@ -37,13 +37,16 @@ async function runChain(c: Context<AppEnv>, handlers: readonly MiddlewareHandler
 
 /**
  * `/api/plugins/<slug>/…` → that plugin's middleware and nobody else's. No answer is a 404
- * envelope; a throw is 500 `plugin_failed` naming the plugin; a slow answer is 504.
+ * envelope; a throw is 500 `plugin_failed` naming the plugin; a slow answer is 504. OPTIONS is
+ * answered 204 here, with no CORS grant.
  */
 export function createPluginNamespace(deps: {
   find(slug: string): LoadedPlugin | undefined;
   readonly timeouts: { readonly requestMs: number };
 }): MiddlewareHandler<AppEnv> {
   return async (c) => {
+    // A preflight is svc's to answer, and it grants nothing: plugin code never runs for it.
+    if (c.req.method === "OPTIONS") return new Response(null, { status: 204 });
     const path = rawPath(c.req.url);
     const slug = namespaceSlug(path);
     const plugin = slug === undefined ? undefined : deps.find(slug);
@@ -70,10 +73,13 @@ export function createPluginNamespace(deps: {
  * origin, so whatever runs in it is refused by the origin check. Whatever the type: a browser
  * renders more types as documents than any list keeps up with (text/xsl ran script), and the
  * policy is inert on data. Appended, never replacing: browsers enforce every policy a response
- * carries, so a plugin's own policy can only tighten it.
+ * carries, so a plugin's own policy can only tighten it. The plugin's CORS headers go: only svc
+ * shares anything with other origins (a plugin page's public files).
  */
 function sandboxed(response: Response): Response {
   const copy = new Response(response.body, response);
   copy.headers.append("Content-Security-Policy", pluginPageCsp);
+  const cors = [...copy.headers.keys()].filter((name) => name.startsWith("access-control-"));
+  for (const name of cors) copy.headers.delete(name);
   return copy;
 }

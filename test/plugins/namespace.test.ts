@@ -34,6 +34,36 @@ describe("the /api/plugins/<slug>/ namespace", () => {
     expect(await res.text()).toBe("<p>strict</p>");
   });
 
+  test("OPTIONS anywhere in the namespace is answered 204 by svc, with no CORS grant, before the plugin runs", async () => {
+    const app = await routesApp();
+    for (const path of ["cors", "echo", "options-probe", "ui/index.html", "enable"]) {
+      const res = await app.request(`/api/plugins/fx-routes/${path}`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "http://evil.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type",
+        },
+      });
+      expect({ path, status: res.status }).toEqual({ path, status: 204 });
+      const cors = [...res.headers.keys()].filter((name) => name.startsWith("access-control-"));
+      expect({ path, cors }).toEqual({ path, cors: [] });
+      expect(res.headers.get("x-fixture")).toBeNull();
+    }
+    const seen = (await (await app.request("/api/plugins/fx-routes/seen")).json()) as { seen: string[] };
+    expect(seen.seen.filter((path) => !path.endsWith("/seen"))).toEqual([]);
+  });
+
+  test("a plugin's own Access-Control-* headers are removed from its answers", async () => {
+    const app = await routesApp();
+    const res = await app.request("/api/plugins/fx-routes/cors", {
+      headers: { origin: "http://evil.example" },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ open: true });
+    expect([...res.headers.keys()].filter((name) => name.startsWith("access-control-"))).toEqual([]);
+  });
+
   test("handlers read the body and choose the status", async () => {
     const app = await routesApp();
     const res = await app.json("/api/plugins/fx-routes/echo", "POST", { a: 1 });
