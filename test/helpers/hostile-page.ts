@@ -39,7 +39,7 @@ export function expectConfined(results: Record<string, Outcome>): void {
   for (const name of direct)
     expect({ name, threw: results[name]?.threw }).toEqual({ name, threw: expect.stringMatching(/Error: /) });
   const refused = Object.keys(results).filter((name) => name.startsWith("svc.api "));
-  expect(refused).toHaveLength(18);
+  expect(refused).toHaveLength(20);
   for (const name of refused) {
     const { status, code } = results[name] ?? {};
     expect({ name, status, code }).toEqual({ name, status: 403, code: "bridge_forbidden" });

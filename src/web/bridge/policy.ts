@@ -29,6 +29,18 @@ function encodeNonAscii(path: string): string | undefined {
   }
 }
 
+/**
+ * The path with escapes of unreserved characters (letters, digits, `-._~`) decoded, as RFC 3986
+ * §6.2.2.2 makes them equivalent and as the router decodes them: `%64isable` is `disable` to svc,
+ * so it must be to this check too. The path is sent in this form.
+ */
+function normalise(path: string): string {
+  return path.replace(/%([0-9a-f]{2})/gi, (encoded, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[A-Za-z0-9\-._~]$/.test(char) ? char : encoded;
+  });
+}
+
 /** The decoded segments of an absolute path, or why it is refused. */
 function segmentsOf(path: string): string[] | string {
   if (!pathCharacters.test(path)) return "it holds characters that must be percent-encoded";
@@ -55,8 +67,9 @@ function segmentsOf(path: string): string[] | string {
  * Decides whether a plugin page's `window.svc.api(path)` may be sent for the plugin `slug`:
  * only `/api/health` and paths in `/api/plugins/<slug>` or below it. The path must already be in
  * its final form — no `.`/`..` segments, encoded separators or double encoding in any spelling —
- * so the request cannot be normalised into another route after this check. A `#fragment` is
- * dropped and the query kept as it is; non-ASCII in the path is percent-encoded.
+ * so the request cannot be normalised into another route after this check; escapes of unreserved
+ * characters are decoded before it, and the path is sent so. A `#fragment` is dropped and the
+ * query kept as it is; non-ASCII in the path is percent-encoded.
  */
 export function allowBridgePath(slug: string, path: string): BridgePathDecision {
   if (!slugPattern.test(slug) || reservedSlugs.has(slug)) return refuse(`"${slug}" is not a plugin slug`);
@@ -72,11 +85,13 @@ export function allowBridgePath(slug: string, path: string): BridgePathDecision 
   if (rawPath.includes("\\")) return refuse("backslashes are not allowed");
   const encoded = encodeNonAscii(rawPath);
   if (encoded === undefined) return refuse("it is not valid Unicode");
-  const segments = segmentsOf(encoded);
+  const normalised = normalise(encoded);
+  const segments = segmentsOf(normalised);
   if (typeof segments === "string") return refuse(segments);
-  const allowed = { ok: true, path: encoded + query } as const;
-  if (encoded === "/api/health") return allowed;
-  const [api, plugins, namespace, action, ...rest] = encoded.split("/").slice(1);
+  const allowed = { ok: true, path: normalised + query } as const;
+  if (normalised === "/api/health") return allowed;
+  // Decoded segments: what the router compares with its routes.
+  const [api, plugins, namespace, action, ...rest] = segments;
   if (api !== "api" || plugins !== "plugins" || namespace !== slug)
     return refuse(`only /api/plugins/${slug}/… and /api/health are reachable from this page`);
   if (action !== undefined && managementActions.has(action) && rest.every((part) => part === ""))
