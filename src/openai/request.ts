@@ -17,13 +17,19 @@ export interface OpenAiTranscriptionFields {
   stream: boolean;
 }
 
+/** A multipart form's fields as FormData answers them: text values are strings. */
+export interface FormFields {
+  get(name: string): unknown;
+  getAll(name: string): unknown[];
+}
+
 /** The longest `prompt` read; whisper keeps about 224 tokens of it anyway. */
 export const maxPromptLength = 4000;
 
 const invalid = (param: string, message: string) =>
   new AppError("invalid_request", message, { details: { param } });
 
-function text(form: FormData, name: string): string | undefined {
+function text(form: FormFields, name: string): string | undefined {
   const value = form.get(name);
   return typeof value === "string" ? value : undefined;
 }
@@ -32,7 +38,7 @@ function text(form: FormData, name: string): string | undefined {
  * Every value of an array field, however the client spelled it: repeated `name[]` parts (the
  * official SDKs), repeated `name` parts, or one comma-joined value.
  */
-export function arrayField(form: FormData, name: string): string[] {
+export function arrayField(form: FormFields, name: string): string[] {
   return [...form.getAll(`${name}[]`), ...form.getAll(name)]
     .filter((value): value is string => typeof value === "string")
     .flatMap((value) => value.split(","))
@@ -42,7 +48,7 @@ export function arrayField(form: FormData, name: string): string[] {
 
 /** Reads the request's fields; unknown fields are ignored, as OpenAI's clients send many. */
 export function readTranscriptionFields(
-  form: FormData,
+  form: FormFields,
   task: "transcribe" | "translate",
 ): OpenAiTranscriptionFields {
   const model = text(form, "model")?.trim();

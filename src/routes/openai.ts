@@ -8,7 +8,7 @@ import type { ErrorCode } from "../error-codes.ts";
 import { AppError, notFound } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { fileField, readMultipart } from "../http/multipart.ts";
+import { readMultipart } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
@@ -103,9 +103,9 @@ export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: Mod
           },
         );
       }
-      const body = await readMultipart(c.req.raw, type);
-      const fields = readTranscriptionFields(body.form, task);
-      const upload = await fileField(body, "file");
+      const body = readMultipart(new Uint8Array(await c.req.arrayBuffer()), type);
+      const fields = readTranscriptionFields(body, task);
+      const upload = body.file("file");
       if (!upload || upload.audio.length === 0) {
         throw new AppError("missing_audio", 'Send the recording as a multipart file field named "file".', {
           details: { param: "file" },

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
@@ -6,17 +7,20 @@ import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { fileField, readMultipart, type UploadedFile } from "../http/multipart.ts";
+import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
+import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../validation.ts";
 
 /** Raw audio bytes with their content type, or multipart with the file in `audio` (or `file`). */
-async function readUpload(request: Request): Promise<UploadedFile> {
-  const type = request.headers.get("content-type") ?? undefined;
+async function readUpload(c: Context<AppEnv>): Promise<UploadedFile> {
+  const type = c.req.header("content-type");
+  // The body guard has buffered the body: this is that buffer, not a copy.
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
   if (type?.toLowerCase().startsWith("multipart/form-data")) {
-    const body = await readMultipart(request, type);
-    const upload = (await fileField(body, "audio")) ?? (await fileField(body, "file"));
+    const body = readMultipart(bytes, type);
+    const upload = body.file("audio") ?? body.file("file");
     if (!upload) {
       throw new AppError(
         "missing_audio",
@@ -25,11 +29,10 @@ async function readUpload(request: Request): Promise<UploadedFile> {
     }
     return upload;
   }
-  const audio = new Uint8Array(await request.arrayBuffer());
-  if (audio.length === 0) {
+  if (bytes.length === 0) {
     throw new AppError("missing_audio", `Send the recording as the request body. ${ACCEPTED_AUDIO}`);
   }
-  return { audio, contentType: type };
+  return { audio: bytes, contentType: type };
 }
 
 function serverTiming(result: TranscribeResult): string {
@@ -93,7 +96,7 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
       ? parseOrThrow(languageSchema, languageRaw, "invalid_language", "x-language header")
       : undefined;
     const appContext = parseAppContext(c.req.header("x-app-context"));
-    const upload = await readUpload(c.req.raw);
+    const upload = await readUpload(c);
     const result = await deps.transcriber.transcribe({
       ...upload,
       appContext,
