@@ -1,10 +1,13 @@
-// Large JSON bodies against a real svc on 127.0.0.1: how long the answer takes, how long
-// GET /api/health waits meanwhile (polled back to back), and how much the server's RSS grows.
-// Each case gets a fresh server, so one case's garbage never counts against the next.
-// BENCH_SVC_ROOT=<checkout> runs another checkout's src/main.ts (an older commit, for before/after).
-import { mkdtempSync, rmSync } from "node:fs";
+// The largest bodies svc accepts, JSON and multipart, against a real svc on 127.0.0.1: how long
+// the answer takes, how long GET /api/health waits meanwhile (polled back to back: p99 and max),
+// and how much the server's RSS grows. Each case gets a fresh server, measured once its start-up
+// work (the voice-activity detector, the engine) is done, so one case's garbage and svc's warm-up
+// never count against the next. BENCH_SVC_ROOT=<checkout> runs another checkout's src/main.ts (an
+// older commit, for before/after).
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { fmt, percentile, rssMb, startServer, table } from "./util.ts";
 
 const root = resolve(process.env.BENCH_SVC_ROOT ?? join(import.meta.dir, "../.."));
@@ -15,7 +18,30 @@ interface Case {
   name: string;
   method: "POST" | "PUT";
   path: string;
-  body: () => string;
+  body: () => string | Uint8Array<ArrayBuffer>;
+  /** Default application/json. */
+  contentType?: string;
+}
+
+const boundary = "svc-bench-boundary";
+
+/** A multipart/form-data body: a second of silence as the file, and one text field of `fieldBytes`. */
+function multipart(fieldBytes: number): Uint8Array<ArrayBuffer> {
+  const text = (value: string) => new TextEncoder().encode(value);
+  const head = (name: string, extra = "") =>
+    text(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${extra}\r\n`);
+  return new Uint8Array(
+    Buffer.concat([
+      head("file", '; filename="silence.wav"'),
+      text("Content-Type: audio/wav\r\n\r\n"),
+      encodeWav(new Float32Array(16_000)),
+      text("\r\n"),
+      head("prompt"),
+      text(`\r\n${"x".repeat(fieldBytes)}\r\n`),
+      head("model"),
+      text(`\r\nwhisper-1\r\n--${boundary}--\r\n`),
+    ]),
+  );
 }
 
 /** `[1,1,…]` of about `bytes` bytes: the most elements (and so the most problems) per byte. */
@@ -60,25 +86,56 @@ const cases: Case[] = [
     path: "/api/import?mode=replace",
     body: fullExport,
   },
+  {
+    name: "32 MiB multipart field (/v1, SVC_MAX_BODY_SIZE)",
+    method: "POST",
+    path: "/v1/audio/transcriptions",
+    body: () => multipart(32 * mib),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  },
+  {
+    name: "63 MiB multipart field (/api/transcribe)",
+    method: "POST",
+    path: "/api/transcribe",
+    body: () => multipart(63 * mib),
+    contentType: `multipart/form-data; boundary=${boundary}`,
+  },
 ];
+
+/** Waits until svc has logged that its start-up work is done: the detector and the engine. */
+async function warm(logFile: string): Promise<void> {
+  const done = ["voice activity detector loaded", "Silero VAD could not load", "speech engine"];
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+    if (done.filter((line) => log.includes(line)).length >= 2) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`svc did not finish starting within 30 s; see ${logFile}`);
+}
 
 interface Measured {
   status: number;
   bytes: number;
   answerMs: number;
   healthMaxMs: number;
+  healthP99Ms: number;
   healthP50Ms: number;
   rssGrowthMb: number;
 }
 
 async function measure(item: Case): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-body-"));
-  const server = await startServer([process.execPath, join(root, "src/main.ts")], {
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_LOG_LEVEL: "info",
-  });
+  const logFile = join(dir, "svc.log");
+  const server = await startServer(
+    [process.execPath, join(root, "src/main.ts")],
+    { SVC_DB_PATH: join(dir, "svc.db"), SVC_LOG_LEVEL: "info" },
+    logFile,
+  );
   try {
-    const body = new TextEncoder().encode(item.body());
+    await warm(logFile);
+    const made = item.body();
+    const body = typeof made === "string" ? new TextEncoder().encode(made) : made;
     Bun.gc(true);
     await Bun.sleep(200);
     const baseline = rssMb(server.proc.pid);
@@ -98,7 +155,7 @@ async function measure(item: Case): Promise<Measured> {
     const started = performance.now();
     const res = await fetch(`${server.url}${item.path}`, {
       method: item.method,
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": item.contentType ?? "application/json" },
       body,
     });
     await res.arrayBuffer();
@@ -113,6 +170,7 @@ async function measure(item: Case): Promise<Measured> {
       bytes: body.byteLength,
       answerMs,
       healthMaxMs: sorted.at(-1) ?? Number.NaN,
+      healthP99Ms: percentile(sorted, 99),
       healthP50Ms: percentile(sorted, 50),
       rssGrowthMb: peak - baseline,
     };
@@ -127,7 +185,7 @@ const ratio = (value: number, target: number) => `${fmt(value / target, 2)}×`;
 
 export async function run(): Promise<void> {
   console.log(
-    `svc from ${root}; targets: answer ≤ ${targets.answerMs} ms, health ≤ ${targets.healthMs} ms, RSS growth ≤ ${targets.rssMb} MiB`,
+    `svc from ${root}; targets: answer ≤ ${targets.answerMs} ms, health p99 ≤ ${targets.healthMs} ms, RSS growth ≤ ${targets.rssMb} MiB`,
   );
   const rows: (string | number)[][] = [
     [
@@ -136,9 +194,10 @@ export async function run(): Promise<void> {
       "status",
       "answer ms",
       "÷target",
-      "health max ms",
-      "÷target",
       "health p50",
+      "health p99",
+      "÷target",
+      "health max",
       "RSS +MiB",
       "÷target",
     ],
@@ -151,9 +210,10 @@ export async function run(): Promise<void> {
       m.status,
       fmt(m.answerMs),
       ratio(m.answerMs, targets.answerMs),
-      fmt(m.healthMaxMs),
-      ratio(m.healthMaxMs, targets.healthMs),
       fmt(m.healthP50Ms),
+      fmt(m.healthP99Ms),
+      ratio(m.healthP99Ms, targets.healthMs),
+      fmt(m.healthMaxMs),
       fmt(m.rssGrowthMb),
       ratio(m.rssGrowthMb, targets.rssMb),
     ]);
