@@ -261,6 +261,8 @@ describe("GET /api/dictate (live dictation)", () => {
       }),
     });
     served.app.services.settings.set("stt_engine", "sphinx");
+    // Sent faster than real time, which this test is not about.
+    served.app.services.settings.set("dictate_max_speed", 1000);
     const client = await started(served, { format: "pcm16", sampleRate: 16_000 });
     // Three utterances with pauses between them: pieces close while the engine is busy.
     const speech = toPcm16(goForward());

@@ -225,6 +225,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     cancel(reason) {
       state = "over";
       failure ??= { error: reason };
+      vad.cancel();
       controller.abort(reason ?? new DOMException("The dictation was cancelled.", "AbortError"));
     },
   };

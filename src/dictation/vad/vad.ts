@@ -25,6 +25,8 @@ export interface VadStream {
   open(): { startMs: number; confirmed: boolean } | null;
   /** No region answered from now on starts before this many ms: earlier audio may be forgotten. */
   horizonMs(): number;
+  /** Scores nothing more: audio pushed and not yet scored is dropped (its dictation was cancelled). */
+  cancel(): void;
 }
 
 export interface Vad {
@@ -90,11 +92,14 @@ export function createVad(options: VadOptions = {}): Vad {
     let samples = 0;
     // Chunks are scored in the order they came, even when a caller does not wait for each.
     let order: Promise<unknown> = Promise.resolve();
+    let cancelled = false;
 
     async function consume(pcm: Float32Array): Promise<SpeechRegion[]> {
       const score = await scorer;
       const closed: SpeechRegion[] = [];
       for (const frame of frames(pcm)) {
+        // A flood of cancelled connections would otherwise leave the detector its whole backlog.
+        if (cancelled) return [];
         const region = tracker.push(await score.score(frame));
         if (region) closed.push(region);
       }
@@ -131,6 +136,10 @@ export function createVad(options: VadOptions = {}): Vad {
         return startMs === null ? null : { startMs, confirmed: tracker.confirmed };
       },
       horizonMs: () => tracker.horizonMs,
+      cancel() {
+        cancelled = true;
+        pending = new Float32Array(0);
+      },
     };
   }
 

@@ -39,6 +39,7 @@ function fakeVad(): VadStream {
     },
     open: () => (start === null ? null : { startMs: ms(start), confirmed: true }),
     horizonMs: () => ms(start ?? at),
+    cancel() {},
   };
 }
 

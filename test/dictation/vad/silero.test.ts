@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { energyModel } from "../../../src/dictation/vad/energy.ts";
 import { FRAME_MS } from "../../../src/dictation/vad/types.ts";
 import { createVad } from "../../../src/dictation/vad/vad.ts";
 import { goForward, librivoxClips } from "../../helpers/sphinx-testdata.ts";
@@ -134,6 +135,44 @@ describe("a VAD stream", () => {
     expect(Array.from(await vad.probabilities(quiet))).toEqual(Array.from(fresh));
     const [region] = await open.end();
     expect(region?.startMs).toBeLessThanOrEqual(WORDS.startMs);
+  });
+
+  test("while it scores a long push, the event loop gets turns: a timer set meanwhile fires first", async () => {
+    const stream = vad.stream();
+    await stream.push(new Float32Array(512));
+    const order: string[] = [];
+    const scoring = stream.push(whiteNoise(30, -30)).then(() => order.push("scored 30 s"));
+    setTimeout(() => order.push("timer"), 0);
+    await scoring;
+    expect(order).toEqual(["timer", "scored 30 s"]);
+  });
+
+  test("cancelled, it scores nothing more of what was pushed and drops what comes after", async () => {
+    let scored = 0;
+    const counting = createVad({
+      load: async () => {
+        const model = energyModel();
+        return {
+          ...model,
+          scorer: () => {
+            const scorer = model.scorer();
+            return {
+              score(frame: Float32Array) {
+                scored++;
+                return scorer.score(frame);
+              },
+            };
+          },
+        };
+      },
+    });
+    const stream = counting.stream();
+    const pushed = stream.push(whiteNoise(10, -30));
+    stream.cancel();
+    expect(await pushed).toEqual([]);
+    expect(await stream.push(whiteNoise(10, -30))).toEqual([]);
+    // Ten seconds are 313 frames; at most the first was under way.
+    expect(scored).toBeLessThanOrEqual(1);
   });
 
   test("an open region is closed by end() at the end of the audio", async () => {
