@@ -22,7 +22,8 @@ import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { commit, version } from "./version.ts";
 import { describeSvc, requestedModel } from "./wyoming/info.ts";
-import { createWyomingServer, type WyomingServer, wyomingLimits } from "./wyoming/server.ts";
+import { wyomingLimits } from "./wyoming/limits.ts";
+import { createWyomingServer, type WyomingServer } from "./wyoming/server.ts";
 
 type Env = Record<string, string | undefined>;
 

@@ -279,6 +279,12 @@ export const settingsCatalog = {
     description:
       "Bytes per second a Wyoming event must keep arriving at once it has begun, measured over each 5 s (0 turns it off); a slower one ends with the error code request_timeout.",
   }),
+  wyoming_max_control_bytes_per_second: define({
+    schema: whole(1024, 16_777_216),
+    default: 131_072,
+    description:
+      "Bytes per second of Wyoming events other than audio (describe, ping, transcribe…) a client may send, a second's worth at once; more ends it with the error code too_fast.",
+  }),
   wyoming_max_header_bytes: define({
     schema: whole(256, 65_536),
     default: 8192,

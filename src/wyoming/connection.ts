@@ -5,7 +5,6 @@ import { AppError, isAppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
 import type { Logger } from "../logger.ts";
 import { type ChunkDecoder, createChunkDecoder } from "./audio.ts";
-import { createEventRate } from "./event-rate.ts";
 import {
   errorEvent,
   type OutgoingEvent,
@@ -18,22 +17,9 @@ import {
   transcriptStartEvent,
   transcriptStopEvent,
 } from "./events.ts";
-import { createEventReader, encodeEvent, type FrameLimits, type WyomingEvent } from "./framing.ts";
-
-/** Every limit of the Wyoming listener, read from the settings (wyoming_*) when it applies. */
-export interface WyomingLimits extends FrameLimits {
-  maxConnections: number;
-  idleTimeoutMs: number;
-  maxUtteranceSeconds: number;
-  /** Audio may arrive at most this many times faster than real time (see `assertPace`). */
-  maxSpeed: number;
-  /** Answers held for a client that is not reading; past it nothing more is handled or read. */
-  maxUnreadBytes: number;
-  /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
-  unreadTimeoutMs: number;
-  /** Bytes per second an event must keep arriving at once begun (0: off). */
-  minBytesPerSecond: number;
-}
+import { createEventReader, encodeEvent, type WyomingEvent } from "./framing.ts";
+import type { WyomingLimits } from "./limits.ts";
+import { createControlBudget, createEventRate } from "./pacing.ts";
 
 export interface ConnectionDeps {
   transcriber: LiveSessionOptions["transcriber"];
@@ -92,6 +78,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   let idle: ReturnType<typeof setTimeout> | undefined;
   /** When the connection last finished work (or opened): the longest idle gives way first. */
   let idleSince = performance.now();
+  const control = createControlBudget(() => deps.limits().maxControlBytesPerSecond);
   const rate = createEventRate({
     minBytesPerSecond: () => deps.limits().minBytesPerSecond,
     windowMs: deps.rateWindowMs ?? 5000,
@@ -109,13 +96,21 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     if (!closed) wire.write(encodeEvent(event.type, event.data));
   };
 
-  function close(): void {
-    if (closed) return;
+  /** Stops every timer and the dictation, and lets go of what was read and not handled. */
+  function release(): void {
     closed = true;
     clearTimeout(idle);
     rate.stop();
     utterance?.session.cancel();
     utterance = null;
+    // A flood leaves events read ahead (60 KB pings) and a part-read one: a closing socket lingers.
+    waiting.length = 0;
+    reader.clear();
+  }
+
+  function close(): void {
+    if (closed) return;
+    release();
     wire.close();
   }
 
@@ -187,25 +182,28 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     const format = readAudioFormat(event.data);
     utterance ??= begin(format);
     const open = utterance;
-    if (!open.decoder.fits(format)) {
-      // A client may change format mid-stream: the old resampler's tail goes first.
-      open.session.push(open.decoder.flush());
-      open.decoder = createChunkDecoder(format);
-    }
-    if (event.payload) open.session.push(open.decoder.decode(event.payload));
+    // Checked before the audio is decoded or scored: what a flood sends past the bounds costs nothing.
+    const incoming = (event.payload?.length ?? 0) / (format.rate * format.width * format.channels);
+    const seconds = open.session.seconds + incoming;
     const { maxUtteranceSeconds, maxSpeed } = deps.limits();
-    if (open.session.seconds > maxUtteranceSeconds) {
+    if (seconds > maxUtteranceSeconds) {
       throw new AppError(
         "audio_too_long",
         `The audio is longer than ${maxUtteranceSeconds} s (wyoming_max_utterance_seconds); send audio-stop sooner.`,
       );
     }
     // Eight clients sending noise as fast as they could held /api/health at 1.7 s.
-    assertPace(open.session.seconds, open.startedAt, {
+    assertPace(seconds, open.startedAt, {
       maxSpeed,
       setting: "wyoming_max_speed",
       instead: "stream audio as it is captured",
     });
+    if (!open.decoder.fits(format)) {
+      // A client may change format mid-stream: the old resampler's tail goes first.
+      open.session.push(open.decoder.flush());
+      open.decoder = createChunkDecoder(format);
+    }
+    if (event.payload) open.session.push(open.decoder.decode(event.payload));
   }
 
   /** audio-stop: the transcript, framed by the streaming events, then the next event. */
@@ -245,6 +243,13 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   }
 
   function handle(event: WyomingEvent): void {
+    if (event.type !== "audio-chunk" && !control.take(event.size)) {
+      const { maxControlBytesPerSecond } = deps.limits();
+      throw new AppError(
+        "too_fast",
+        `Events other than audio arrived faster than ${maxControlBytesPerSecond} bytes per second (wyoming_max_control_bytes_per_second); send them as a command needs them.`,
+      );
+    }
     switch (event.type) {
       case "describe":
         send({ type: "info", data: deps.info() });
@@ -322,13 +327,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     /** The client read enough of its answers: the events that waited for that are handled. */
     writable: drainWaiting,
     /** The socket is gone: its work leaves the scheduler. */
-    gone(): void {
-      closed = true;
-      clearTimeout(idle);
-      rate.stop();
-      utterance?.session.cancel();
-      utterance = null;
-    },
+    gone: release,
     close,
     /** Ends it with an error event saying why (the server shutting down, too many connections). */
     refuse(error: AppError): void {

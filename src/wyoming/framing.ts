@@ -9,6 +9,8 @@ export interface WyomingEvent {
   type: string;
   data: Record<string, unknown>;
   payload: Uint8Array | null;
+  /** Its bytes on the wire: the header line, the data and the payload. */
+  size: number;
 }
 
 /** What one event may be: every size a header declares is checked against these first. */
@@ -33,6 +35,8 @@ interface Header {
   data: Record<string, unknown>;
   dataLength: number;
   payloadLength: number;
+  /** The header line's bytes, its newline included. */
+  lineBytes: number;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -59,6 +63,7 @@ function declaredSize(value: unknown, field: string, max: number, setting: strin
 }
 
 function readHeader(line: Uint8Array, limits: FrameLimits): Header {
+  const lineBytes = line.length + 1;
   const json = parseJson(line, "header line");
   if (!isObject(json)) throw new AppError("invalid_request", "The header line must be a JSON object.");
   const { type, data } = json;
@@ -71,6 +76,7 @@ function readHeader(line: Uint8Array, limits: FrameLimits): Header {
   return {
     type,
     data: data ?? {},
+    lineBytes,
     dataLength: declaredSize(json.data_length, "data_length", limits.maxDataBytes, "wyoming_max_data_bytes"),
     payloadLength: declaredSize(
       json.payload_length,
@@ -112,12 +118,20 @@ export function createEventReader(limits: () => FrameLimits) {
       stage = "payload";
       return;
     }
-    events.push({ type: header.type, data: header.data, payload });
+    const size = header.lineBytes + header.dataLength + header.payloadLength;
+    events.push({ type: header.type, data: header.data, payload, size });
     header = null;
     stage = "header";
   }
 
   return {
+    /** Drops what is held of an event being read (the connection is over). */
+    clear(): void {
+      parts = [];
+      held = 0;
+      header = null;
+      stage = "header";
+    },
     /** True between an event's first byte and its last (a stream that ends here was cut short). */
     get midEvent(): boolean {
       return stage !== "header" || held > 0;

@@ -1,7 +1,6 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { AppError } from "../errors.ts";
-import type { SettingsService } from "../settings/service.ts";
-import { type Connection, type ConnectionDeps, createConnection, type WyomingLimits } from "./connection.ts";
+import { type Connection, type ConnectionDeps, createConnection } from "./connection.ts";
 
 interface SocketData {
   connection: Connection | null;
@@ -147,6 +146,9 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
     close() {
       if (socket.data.closing) return;
       socket.data.closing = true;
+      // Nothing more is read from a connection svc is ending (a flood would go on arriving).
+      socket.data.holding = true;
+      steer(socket);
       flush(socket);
       // A client that does not read its last answers is not waited for past the unread timeout.
       if (!socket.data.ended) setTimeout(() => socket.terminate(), deps.limits().unreadTimeoutMs).unref();
@@ -231,20 +233,4 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
       open.clear();
     },
   };
-}
-
-/** The limits from their settings (wyoming_*), read when each applies. */
-export function wyomingLimits(settings: Pick<SettingsService, "get">): () => WyomingLimits {
-  return () => ({
-    maxConnections: settings.get("wyoming_max_connections"),
-    idleTimeoutMs: settings.get("wyoming_idle_timeout_seconds") * 1000,
-    maxUtteranceSeconds: settings.get("wyoming_max_utterance_seconds"),
-    maxSpeed: settings.get("wyoming_max_speed"),
-    maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
-    maxDataBytes: settings.get("wyoming_max_data_bytes"),
-    maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
-    maxUnreadBytes: settings.get("wyoming_max_unread_bytes"),
-    unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
-    minBytesPerSecond: settings.get("wyoming_min_bytes_per_second"),
-  });
 }

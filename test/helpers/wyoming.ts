@@ -6,7 +6,8 @@
 import type { Socket } from "bun";
 import type { ConnectionDeps } from "../../src/wyoming/connection.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
-import { createWyomingServer, type WyomingServer, wyomingLimits } from "../../src/wyoming/server.ts";
+import { wyomingLimits } from "../../src/wyoming/limits.ts";
+import { createWyomingServer, type WyomingServer } from "../../src/wyoming/server.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "./app.ts";
 
 export interface ReceivedEvent {

@@ -20,7 +20,7 @@ function refusal(push: () => unknown): string | null {
 }
 
 describe("createEventReader", () => {
-  const stream = Buffer.concat([
+  const pieces = [
     wyomingBytes("describe"),
     wyomingBytes("transcribe", { language: "en" }),
     wyomingBytes(
@@ -29,7 +29,9 @@ describe("createEventReader", () => {
       new Uint8Array([1, 2, 3, 4, 10, 255]),
     ),
     text('{"type":"audio-stop","data":{"timestamp":5}}\n'),
-  ]);
+  ];
+  const stream = Buffer.concat(pieces);
+  // Each event's size is its bytes on the wire.
   const expected = [
     { type: "describe", data: {}, payload: null },
     { type: "transcribe", data: { language: "en" }, payload: null },
@@ -39,7 +41,7 @@ describe("createEventReader", () => {
       payload: new Uint8Array([1, 2, 3, 4, 10, 255]),
     },
     { type: "audio-stop", data: { timestamp: 5 }, payload: null },
-  ];
+  ].map((event, i) => ({ ...event, size: pieces[i]?.length ?? 0 }));
 
   test("reads a stream of events however TCP splits it: in one piece, byte by byte, at every point", () => {
     expect(reader().push(stream)).toEqual(expected);
@@ -60,14 +62,16 @@ describe("createEventReader", () => {
         text('{"language":"en"}'),
       ]),
     );
-    expect(merged).toEqual([{ type: "transcribe", data: { language: "en", name: "a" }, payload: null }]);
+    expect(merged).toEqual([
+      { type: "transcribe", data: { language: "en", name: "a" }, payload: null, size: 92 },
+    ]);
   });
 
   test("takes null data and lengths of 0 or null as none, and ignores unknown header fields", () => {
     const events = reader().push(
       text('{"type":"ping","data":null,"data_length":0,"payload_length":null,"version":"9.9","x":1}\n'),
     );
-    expect(events).toEqual([{ type: "ping", data: {}, payload: null }]);
+    expect(events).toMatchObject([{ type: "ping", data: {}, payload: null }]);
   });
 
   test("holds an event until its last payload byte, then reads on from the next byte", () => {
@@ -75,10 +79,10 @@ describe("createEventReader", () => {
     expect(r.push(text('{"type":"audio-chunk","payload_length":4}\n\x01\x02'))).toEqual([]);
     expect(r.midEvent).toBe(true);
     expect(r.push(new Uint8Array([3, 4, 0x7b]))).toEqual([
-      { type: "audio-chunk", data: {}, payload: new Uint8Array([1, 2, 3, 4]) },
+      { type: "audio-chunk", data: {}, payload: new Uint8Array([1, 2, 3, 4]), size: 42 + 4 },
     ]);
     expect(r.midEvent).toBe(true);
-    expect(r.push(text('"type":"x"}\n'))).toEqual([{ type: "x", data: {}, payload: null }]);
+    expect(r.push(text('"type":"x"}\n'))).toEqual([{ type: "x", data: {}, payload: null, size: 13 }]);
     expect(r.midEvent).toBe(false);
   });
 
@@ -142,7 +146,7 @@ describe("encodeEvent", () => {
     const events = reader().push(
       Buffer.concat([encodeEvent("transcript", { text: "ünïcode ✓" }), encodeEvent("pong")]),
     );
-    expect(events).toEqual([
+    expect(events).toMatchObject([
       { type: "transcript", data: { text: "ünïcode ✓" }, payload: null },
       { type: "pong", data: {}, payload: null },
     ]);

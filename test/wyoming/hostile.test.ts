@@ -38,7 +38,12 @@ describe("a Wyoming client that never reads its answers", () => {
   });
 
   test("is held to wyoming_max_unread_bytes, is read no further, and is disconnected", async () => {
-    const server = serve({ wyoming_max_unread_bytes: 65_536, wyoming_unread_timeout_seconds: 1 });
+    // The flood itself is allowed here: this is about the answers it leaves unread.
+    const server = serve({
+      wyoming_max_unread_bytes: 65_536,
+      wyoming_unread_timeout_seconds: 1,
+      wyoming_max_control_bytes_per_second: 16_777_216,
+    });
     const { socket, closed } = await deafClient(server.port);
     // 20,000 pings and describes: far more answers (some 25 MB) than the kernel's buffers hold.
     const ping = wyomingBytes("ping", { text: "x".repeat(1024) });
@@ -66,6 +71,24 @@ describe("a Wyoming client that never reads its answers", () => {
   });
 });
 
+describe("a Wyoming client that floods events other than audio", () => {
+  test("is cut with too_fast past wyoming_max_control_bytes_per_second; a command's events fit", async () => {
+    const server = serve();
+    const assist = await connectWyoming(server.port);
+    assist.send("describe");
+    assist.send("transcribe", { language: "en" });
+    assist.send("ping", { text: "a".repeat(1000) });
+    expect((await assist.next("pong")).data.text).toHaveLength(1000);
+    const { socket, closed } = await deafClient(server.port);
+    const ping = wyomingBytes("ping", { text: "x".repeat(60_000) });
+    let sent = 0;
+    for (; sent < 200 && !socket.destroyed; sent++) socket.write(ping);
+    await closed;
+    expect(server.server.connections).toBe(1);
+    expect(assist.isClosed()).toBe(false);
+  });
+});
+
 describe("a Wyoming client that drips an event", () => {
   const header =
     '{"type":"audio-chunk","data":{"rate":16000,"width":2,"channels":1},"payload_length":4096}\n';
@@ -89,13 +112,14 @@ describe("a Wyoming client that drips an event", () => {
   });
 
   test("an event split into pieces that come quickly enough is read", async () => {
-    const server = serve({}, { rateWindowMs: 300 });
+    // 16 KiB in 1 KiB pieces 100 ms apart: ten times the least rate, over several windows.
+    const server = serve({}, { rateWindowMs: 500 });
     const client = await connectWyoming(server.port);
     client.send("audio-start", { rate: 16_000, width: 2, channels: 1 });
-    client.raw(header);
-    for (let piece = 0; piece < 8; piece++) {
+    client.raw(header.replace("4096", "16384"));
+    for (let piece = 0; piece < 16; piece++) {
       await Bun.sleep(100);
-      client.raw(new Uint8Array(512));
+      client.raw(new Uint8Array(1024));
     }
     client.send("ping", { text: "after" });
     expect((await client.next("pong")).data.text).toBe("after");

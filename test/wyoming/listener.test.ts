@@ -519,8 +519,9 @@ describe("Wyoming listener: leaving", () => {
     "a client that %s mid-utterance cancels its pieces: the engine is asked nothing more",
     async (_how, leave) => {
       const signals: AbortSignal[] = [];
+      // Sent faster than real time, which this test is not about.
       const server = serve(
-        {},
+        { wyoming_max_speed: 1000 },
         {
           wrap: seeingPieces((input) => input.signal && signals.push(input.signal)),
         },

@@ -1,5 +1,7 @@
-// A client dripping an event's bytes (one every 20 s, mid-payload) renews the idle timeout with
-// each byte and would hold its connection forever: inside an event, bytes must keep coming.
+// How fast a client's bytes must come, and how fast they may: a client dripping an event's bytes
+// (one every 20 s, mid-payload) renews the idle timeout with each byte and would hold its
+// connection forever, and one flooding events that are not audio (60 KB pings) makes svc read and
+// parse them as fast as the network goes. Audio has its own pace (dictation/live/pace.ts).
 
 export interface EventRateOptions {
   /** Bytes per second an event must arrive at, measured over each window; 0 turns it off. */
@@ -46,6 +48,27 @@ export function createEventRate(options: EventRateOptions) {
       clearTimeout(timer);
       timer = undefined;
       midEvent = false;
+    },
+  };
+}
+
+/**
+ * A token bucket for the bytes of events other than audio: `perSecond` of them a second, with a
+ * second's worth to start with. `take` answers false when an event does not fit: the client is
+ * sending faster than any Home Assistant does (a command's events are a few hundred bytes).
+ */
+export function createControlBudget(perSecond: () => number) {
+  let tokens = perSecond();
+  let refilled = performance.now();
+  return {
+    take(bytes: number): boolean {
+      const rate = perSecond();
+      const now = performance.now();
+      tokens = Math.min(rate, tokens + (rate * (now - refilled)) / 1000);
+      refilled = now;
+      if (bytes > tokens) return false;
+      tokens -= bytes;
+      return true;
     },
   };
 }

@@ -1,0 +1,36 @@
+import type { SettingsService } from "../settings/service.ts";
+import type { FrameLimits } from "./framing.ts";
+
+/** Every limit of the Wyoming listener, read from the settings (wyoming_*) when it applies. */
+export interface WyomingLimits extends FrameLimits {
+  maxConnections: number;
+  idleTimeoutMs: number;
+  maxUtteranceSeconds: number;
+  /** Audio may arrive at most this many times faster than real time (see `assertPace`). */
+  maxSpeed: number;
+  /** Answers held for a client that is not reading; past it nothing more is handled or read. */
+  maxUnreadBytes: number;
+  /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
+  unreadTimeoutMs: number;
+  /** Bytes per second an event must keep arriving at once begun (0: off). */
+  minBytesPerSecond: number;
+  /** Bytes per second of events other than audio a client may send (see `createControlBudget`). */
+  maxControlBytesPerSecond: number;
+}
+
+/** The limits from their settings (wyoming_*), read when each applies. */
+export function wyomingLimits(settings: Pick<SettingsService, "get">): () => WyomingLimits {
+  return () => ({
+    maxConnections: settings.get("wyoming_max_connections"),
+    idleTimeoutMs: settings.get("wyoming_idle_timeout_seconds") * 1000,
+    maxUtteranceSeconds: settings.get("wyoming_max_utterance_seconds"),
+    maxSpeed: settings.get("wyoming_max_speed"),
+    maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
+    maxDataBytes: settings.get("wyoming_max_data_bytes"),
+    maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
+    maxUnreadBytes: settings.get("wyoming_max_unread_bytes"),
+    unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
+    minBytesPerSecond: settings.get("wyoming_min_bytes_per_second"),
+    maxControlBytesPerSecond: settings.get("wyoming_max_control_bytes_per_second"),
+  });
+}
