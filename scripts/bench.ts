@@ -24,6 +24,7 @@ const suites: Record<string, Suite> = {
   vad: { load: () => import("./bench/vad.ts") },
   live: { load: () => import("./bench/live.ts") },
   wyoming: { load: () => import("./bench/wyoming.ts") },
+  "wyoming-flood": { load: () => import("./bench/wyoming-flood.ts") },
   memory: { load: () => import("./bench/memory.ts") },
   // Debian's Chromium drives the console as a person's browser would.
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },

@@ -4,11 +4,11 @@
 // work (the voice-activity detector, the engine) is done, so one case's garbage and svc's warm-up
 // never count against the next. BENCH_SVC_ROOT=<checkout> runs another checkout's src/main.ts (an
 // older commit, for before/after).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { fmt, percentile, rssMb, startServer, table } from "./util.ts";
+import { fmt, percentile, pollHealth, rssMb, startedUp, startServer, table } from "./util.ts";
 
 const root = resolve(process.env.BENCH_SVC_ROOT ?? join(import.meta.dir, "../.."));
 const mib = 1024 * 1024;
@@ -102,18 +102,6 @@ const cases: Case[] = [
   },
 ];
 
-/** Waits until svc has logged that its start-up work is done: the detector and the engine. */
-async function warm(logFile: string): Promise<void> {
-  const done = ["voice activity detector loaded", "Silero VAD could not load", "speech engine"];
-  const deadline = performance.now() + 30_000;
-  while (performance.now() < deadline) {
-    const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
-    if (done.filter((line) => log.includes(line)).length >= 2) return;
-    await Bun.sleep(50);
-  }
-  throw new Error(`svc did not finish starting within 30 s; see ${logFile}`);
-}
-
 interface Measured {
   status: number;
   bytes: number;
@@ -133,24 +121,13 @@ async function measure(item: Case): Promise<Measured> {
     logFile,
   );
   try {
-    await warm(logFile);
+    await startedUp(logFile);
     const made = item.body();
     const body = typeof made === "string" ? new TextEncoder().encode(made) : made;
     Bun.gc(true);
     await Bun.sleep(200);
     const baseline = rssMb(server.proc.pid);
-    let peak = baseline;
-    const health: number[] = [];
-    let done = false;
-    const poll = (async () => {
-      while (!done) {
-        const started = performance.now();
-        await fetch(`${server.url}/api/health`).then((res) => res.arrayBuffer());
-        health.push(performance.now() - started);
-        peak = Math.max(peak, rssMb(server.proc.pid));
-        await Bun.sleep(5);
-      }
-    })();
+    const poller = pollHealth(server.url, server.proc.pid);
     await Bun.sleep(50);
     const started = performance.now();
     const res = await fetch(`${server.url}${item.path}`, {
@@ -160,10 +137,8 @@ async function measure(item: Case): Promise<Measured> {
     });
     await res.arrayBuffer();
     const answerMs = performance.now() - started;
-    peak = Math.max(peak, rssMb(server.proc.pid));
     await Bun.sleep(50);
-    done = true;
-    await poll;
+    const { ms: health, peakRssMb: peak } = await poller.stop();
     const sorted = [...health].sort((a, b) => a - b);
     return {
       status: res.status,

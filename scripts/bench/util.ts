@@ -71,6 +71,49 @@ async function urlFromFile(proc: Subprocess, logFile: string): Promise<string> {
   }
 }
 
+/** Waits until a server logging to `logFile` has said its start-up work is done: the detector and the engine. */
+export async function startedUp(logFile: string): Promise<void> {
+  const done = ["voice activity detector loaded", "Silero VAD could not load", "speech engine"];
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline) {
+    const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
+    if (done.filter((line) => log.includes(line)).length >= 2) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`svc did not finish starting within 30 s; see ${logFile}`);
+}
+
+/** What a health poller saw: each GET /api/health's milliseconds and the server's peak RSS. */
+export interface HealthSeen {
+  ms: number[];
+  peakRssMb: number;
+}
+
+/**
+ * Polls GET /api/health back to back (5 ms apart) until `stop()`, noting each answer's time and
+ * the server's RSS: how long anyone else waits while svc works on something.
+ */
+export function pollHealth(url: string, pid: number): { stop(): Promise<HealthSeen> } {
+  const seen: HealthSeen = { ms: [], peakRssMb: rssMb(pid) };
+  let done = false;
+  const loop = (async () => {
+    while (!done) {
+      const started = performance.now();
+      await fetch(`${url}/api/health`).then((res) => res.arrayBuffer());
+      seen.ms.push(performance.now() - started);
+      seen.peakRssMb = Math.max(seen.peakRssMb, rssMb(pid));
+      await Bun.sleep(5);
+    }
+  })();
+  return {
+    async stop() {
+      done = true;
+      await loop;
+      return seen;
+    },
+  };
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
