@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
+import { attackFrom, serveAttacker, type Target } from "../helpers/attacker-pages.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { startRegistry } from "../helpers/registry-server.ts";
@@ -12,105 +13,6 @@ import { startRegistry } from "../helpers/registry-server.ts";
 // (application/reports+json) and `<a ping>` (text/ping); and with a fetch of a JSON body, which
 // needs the preflight svc never grants. It aims at every state-changing route, with a body each
 // of them would act on. Nothing may change.
-
-// Valid for install, uninstall, settings, dictionary, vocabulary, formats, post-process, import.
-const payload = {
-  npmName: "@fx/evil",
-  enable: true,
-  specifier: "@fx/victim",
-  purge: true,
-  value: "http://attacker.example/v1",
-  key: "attack",
-  term: "attack",
-  label: "attack",
-  appPattern: "attack",
-  text: "attack",
-  format: "svc-export",
-  version: 1,
-};
-
-interface Target {
-  method: string;
-  path: string;
-}
-
-const attackerPage = (svc: string, targets: Target[]) => `<!doctype html>
-<meta charset="utf-8">
-<body>
-<script>
-const svc = ${JSON.stringify(svc)};
-const targets = ${JSON.stringify(targets)};
-const payload = ${JSON.stringify(JSON.stringify(payload))};
-const settle = (promise) => promise.then(() => "sent", (error) => String(error));
-
-function formPost(path, index) {
-  return new Promise((resolve) => {
-    const frame = document.createElement("iframe");
-    frame.name = "f" + index;
-    document.body.append(frame);
-    const form = document.createElement("form");
-    form.method = "POST";
-    form.action = svc + path;
-    form.enctype = "text/plain";
-    form.target = frame.name;
-    // The text/plain trick: name + "=" + value spells out the JSON payload.
-    const input = document.createElement("input");
-    input.name = payload.slice(0, -1) + ',"pad":"';
-    input.value = '"}';
-    form.append(input);
-    document.body.append(form);
-    frame.addEventListener("load", () => resolve("loaded"), { once: true });
-    setTimeout(() => resolve("timeout"), 5000);
-    form.submit();
-  });
-}
-
-window.attack = async () => {
-  const results = [];
-  let index = 0;
-  for (const { method, path } of targets) {
-    const url = svc + path;
-    if (method === "POST") {
-      results.push(["form", path, await formPost(path, index++)]);
-      results.push(["beacon", path, String(navigator.sendBeacon(url, payload))]);
-      results.push(["no-cors", path, await settle(fetch(url, { method, mode: "no-cors", body: payload }))]);
-    }
-    results.push(["json", path, await settle(fetch(url, {
-      method, headers: { "content-type": "application/json" }, body: payload,
-    }))]);
-  }
-  return results;
-};
-</script>`;
-
-/** A document whose one blocked image makes Chromium POST a CSP report to every target. */
-const cspPage = (svc: string, targets: Target[]) => ({
-  body: '<!doctype html><img src="/blocked.png">',
-  headers: {
-    "content-security-policy": `img-src 'none'; report-uri ${targets.map((t) => svc + t.path).join(" ")}`,
-  },
-});
-
-/**
- * The same through the Reporting API: one endpoint and one policy per target. (Chromium 156 as
- * Debian builds it queues these reports, as the page's ReportingObserver sees, but has not been
- * seen delivering them, even to its own origin; the unit table covers their type.)
- */
-const reportingPage = (svc: string, targets: Target[]) => ({
-  body: `<!doctype html><script>
-new ReportingObserver((reports) => { document.title = "reports:" + reports.length; }, { buffered: true }).observe();
-</script><img src="/blocked.png">`,
-  headers: {
-    "reporting-endpoints": targets.map((t, i) => `e${i}="${svc}${t.path}"`).join(", "),
-    "content-security-policy": targets.map((_, i) => `img-src 'none'; report-to e${i}`).join(", "),
-  },
-});
-
-/** A link whose one click sends a ping to every target. */
-const pingPage = (svc: string, targets: Target[]) => ({
-  body: `<!doctype html><a id="link" href="/after-ping" ping="${targets.map((t) => svc + t.path).join(" ")}">next</a>`,
-  headers: {},
-});
 
 let app: PluginApp;
 let registry: Awaited<ReturnType<typeof startRegistry>>;
@@ -144,27 +46,11 @@ beforeAll(async () => {
       return response;
     },
   });
-  const target = `http://127.0.0.1:${svc.port}`;
-  const pages: Record<string, () => { body: string; headers: Record<string, string> }> = {
-    "/frame": () => ({
-      body: `<iframe src="${target}/api/plugins/fx-routes/ui/index.html"></iframe>`,
-      headers: {},
-    }),
-    "/csp": () => cspPage(target, posts()),
-    "/reports": () => reportingPage(target, posts()),
-    "/ping": () => pingPage(target, posts()),
-  };
-  attacker = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(request) {
-      const page = pages[new URL(request.url).pathname]?.() ?? {
-        body: attackerPage(target, stateChangingRoutes()),
-        headers: {},
-      };
-      return new Response(page.body, { headers: { "content-type": "text/html", ...page.headers } });
-    },
-  });
+  attacker = serveAttacker(
+    `http://127.0.0.1:${svc.port}`,
+    stateChangingRoutes,
+    "/api/plugins/fx-routes/ui/index.html",
+  );
   // Reports leave within a second instead of a minute.
   browser = await launchChromium(["--short-reporting-delay"]);
 }, 30_000);
@@ -199,13 +85,6 @@ function stateChangingRoutes(): Target[] {
 /** The POST routes: reports and pings are POSTs. */
 const posts = () => stateChangingRoutes().filter((target) => target.method === "POST");
 
-/** Waits until svc has heard `count` requests that `match`, or 10 s have passed. */
-async function heard(match: (request: (typeof seen)[number]) => boolean, count: number) {
-  const deadline = performance.now() + 10_000;
-  while (seen.filter(match).length < count && performance.now() < deadline) await Bun.sleep(20);
-  return seen.filter(match);
-}
-
 async function snapshot() {
   const read = async (path: string) => (await app.request(path)).text();
   return {
@@ -224,29 +103,23 @@ describe("a page on another local port", () => {
     const postCount = posts().length;
     expect(targets.length).toBeGreaterThan(20);
     const before = await snapshot();
-    const page = await browser.newPage();
-    const attackerUrl = `http://localhost:${attacker.port}`;
-    await page.goto(`${attackerUrl}/`);
-    const results = (await page.evaluate("window.attack()")) as [string, string, string][];
+    const posted = () => seen.filter((request) => request.method === "POST").length;
+    const { results, heardPerKind } = await attackFrom(
+      browser,
+      `http://localhost:${attacker.port}`,
+      postCount,
+      async (count) => {
+        const deadline = performance.now() + 10_000;
+        while (posted() < count && performance.now() < deadline) await Bun.sleep(20);
+        return posted();
+      },
+    );
     expect(results.length).toBe(postCount * 4 + (targets.length - postCount));
-    // Beacons are sent after the page's script moves on; wait until svc has heard them all.
-    const isPost = (request: (typeof seen)[number]) => request.method === "POST";
-    await heard(isPost, postCount * 3);
-
-    await page.goto(`${attackerUrl}/csp`);
-    const reports = await heard((request) => request.type === "application/csp-report", postCount);
-    await page.goto(`${attackerUrl}/ping`);
-    await page.click("#link");
-    const pings = await heard((request) => request.type === "text/ping", postCount);
-    await page.goto(`${attackerUrl}/reports`);
-    await page.waitForFunction("document.title.startsWith('reports:')");
-    await Bun.sleep(1500);
-    await page.close();
-
     // Every form, beacon, no-cors request, CSP report and ping reached svc and was refused; no
     // JSON fetch got past its preflight, nor any Reporting-API report (svc never approves one).
-    expect(reports.length).toBe(postCount);
-    expect(pings.length).toBe(postCount);
+    expect(heardPerKind).toEqual([postCount * 3, postCount, postCount]);
+    const typed = (type: string) => seen.filter((request) => request.type === type).length;
+    expect([typed("application/csp-report"), typed("text/ping")]).toEqual([postCount, postCount]);
     const attacks = seen.filter((request) => request.method !== "GET" && request.method !== "OPTIONS");
     expect(attacks.length).toBe(postCount * 5);
     expect(attacks.filter((request) => request.status !== 403)).toEqual([]);
