@@ -110,32 +110,31 @@ export function createDictateSocket(deps: DictateSocketDeps): DictateSocket {
     return count;
   };
 
-  function armIdle(ws: Socket, conn: Connection): void {
+  /** Ends the dictation with request_timeout unless something renews the timer first. */
+  function arm(ws: Socket, conn: Connection, ms: number, message: string): void {
     clearTimeout(conn.idle);
+    conn.idle = setTimeout(() => fail(ws, new AppError("request_timeout", message)), ms);
+  }
+
+  function armIdle(ws: Socket, conn: Connection): void {
     const { idleTimeoutMs } = deps.limits();
-    conn.idle = setTimeout(() => {
-      fail(
-        ws,
-        new AppError(
-          "request_timeout",
-          `Nothing arrived for ${idleTimeoutMs / 1000} s (dictate_idle_timeout_seconds); the dictation was ended.`,
-        ),
-      );
-    }, idleTimeoutMs);
+    arm(
+      ws,
+      conn,
+      idleTimeoutMs,
+      `Nothing arrived for ${idleTimeoutMs / 1000} s (dictate_idle_timeout_seconds); the dictation was ended.`,
+    );
   }
 
   /** Until `start`, a socket holds no session: it has a short while to send it, whatever else it sends. */
   function armAdmission(ws: Socket, conn: Connection): void {
     const { startTimeoutMs } = deps.limits();
-    conn.idle = setTimeout(() => {
-      fail(
-        ws,
-        new AppError(
-          "request_timeout",
-          `No start arrived within ${startTimeoutMs / 1000} s of connecting (dictate_start_timeout_seconds); send {"type":"start",…} first.`,
-        ),
-      );
-    }, startTimeoutMs);
+    arm(
+      ws,
+      conn,
+      startTimeoutMs,
+      `No start arrived within ${startTimeoutMs / 1000} s of connecting (dictate_start_timeout_seconds); send {"type":"start",…} first.`,
+    );
   }
 
   function start(ws: Socket, conn: Connection, message: StartMessage): void {
