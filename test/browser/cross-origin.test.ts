@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
-import { attackFrom, serveAttacker, type Target } from "../helpers/attacker-pages.ts";
+import { attackFrom, serveAttacker, stateOf, type Target } from "../helpers/attacker-pages.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { startRegistry } from "../helpers/registry-server.ts";
@@ -85,17 +85,8 @@ function stateChangingRoutes(): Target[] {
 /** The POST routes: reports and pings are POSTs. */
 const posts = () => stateChangingRoutes().filter((target) => target.method === "POST");
 
-async function snapshot() {
-  const read = async (path: string) => (await app.request(path)).text();
-  return {
-    export: { ...JSON.parse(await read("/api/export")), exportedAt: undefined },
-    settings: await read("/api/settings"),
-    plugins: await read("/api/plugins"),
-    history: await read("/api/history"),
-    models: await read("/api/models"),
-    storage: await read("/api/plugins/fx-storage/values/attack"),
-  };
-}
+const snapshot = () =>
+  stateOf(async (path) => (await app.request(path)).text(), ["/api/plugins/fx-storage/values/attack"]);
 
 describe("a page on another local port", () => {
   test("cannot change anything through any state-changing route", async () => {

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { attackFrom, serveAttacker, type Target } from "../helpers/attacker-pages.ts";
+import { attackFrom, serveAttacker, stateOf, type Target } from "../helpers/attacker-pages.ts";
 import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { connect as connectDictate, toPcm16 } from "../helpers/dictate-server.ts";
@@ -107,16 +107,7 @@ describe("a page on another local port, against the binary", () => {
     attacker?.stop(true);
   });
 
-  const snapshot = async () => {
-    const read = async (path: string) => (await fetch(`${server.url}${path}`)).text();
-    return {
-      export: { ...JSON.parse(await read("/api/export")), exportedAt: undefined },
-      settings: await read("/api/settings"),
-      plugins: await read("/api/plugins"),
-      history: await read("/api/history"),
-      models: await read("/api/models"),
-    };
-  };
+  const snapshot = () => stateOf(async (path) => (await fetch(`${server.url}${path}`)).text());
 
   test("changes nothing with forms, beacons, no-cors fetches, CSP reports, pings or reports", async () => {
     const posts = targets.filter((target) => target.method === "POST").length;

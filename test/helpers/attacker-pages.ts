@@ -165,3 +165,16 @@ export async function attackFrom(
   await page.close();
   return { results, heardPerKind };
 }
+
+/**
+ * What an attack could change, read through `read` (a path to the body it answers): the whole
+ * export (its time left out), settings, plugins, history, models, and `extra` paths.
+ */
+export async function stateOf(read: (path: string) => Promise<string>, extra: string[] = []) {
+  const state: Record<string, unknown> = {
+    export: { ...JSON.parse(await read("/api/export")), exportedAt: undefined },
+  };
+  for (const path of ["/api/settings", "/api/plugins", "/api/history", "/api/models", ...extra])
+    state[path] = await read(path);
+  return state;
+}

@@ -3,6 +3,7 @@
 // library's async_write_event does (a header line with type, version and the lengths; the data as
 // its own JSON bytes; then the payload), and reads them back the same way. Plus svc's listener
 // over a test app, started as main.ts starts it.
+import { afterEach } from "bun:test";
 import type { Socket } from "bun";
 import type { ConnectionDeps } from "../../src/wyoming/connection.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
@@ -205,5 +206,24 @@ export function serveWyoming(
     async stop() {
       server.stop();
     },
+  };
+}
+
+/**
+ * The listener tests' server: `serve(settings, options)` starts `serveWyoming` with the sphinx
+ * engine and these settings, and the server stops after the test that started it.
+ */
+export function wyomingPerTest() {
+  let served: WyomingTestServer | undefined;
+  afterEach(async () => {
+    await served?.stop();
+    served = undefined;
+  });
+  return (settings: Record<string, unknown> = {}, options: Parameters<typeof serveWyoming>[0] = {}) => {
+    const server = serveWyoming(options);
+    server.app.services.settings.set("stt_engine", "sphinx");
+    for (const [key, value] of Object.entries(settings)) server.app.services.settings.set(key, value);
+    served = server;
+    return server;
   };
 }

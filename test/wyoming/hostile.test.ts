@@ -1,22 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
-import { connectWyoming, serveWyoming, type WyomingTestServer, wyomingBytes } from "../helpers/wyoming.ts";
+import { connectWyoming, wyomingBytes, wyomingPerTest } from "../helpers/wyoming.ts";
 
 // Clients that do not read, or do not stop: whatever they do, what svc holds for each stays
 // bounded, and they end instead of holding svc.
 
-let served: WyomingTestServer | undefined;
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
-});
-
-function serve(settings: Record<string, unknown> = {}, options: Parameters<typeof serveWyoming>[0] = {}) {
-  served = serveWyoming(options);
-  served.app.services.settings.set("stt_engine", "sphinx");
-  for (const [key, value] of Object.entries(settings)) served.app.services.settings.set(key, value);
-  return served;
-}
+const serve = wyomingPerTest();
 
 /** A client that writes and never reads what svc answers (its socket is paused from the start). */
 function deafClient(port: number): Promise<{ socket: Socket; closed: Promise<void> }> {

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,27 +8,17 @@ import { syntheticModel } from "../helpers/synthetic-model.ts";
 import {
   connectWyoming,
   pcm16,
-  serveWyoming,
+  type serveWyoming,
   streamChunks,
   type WyomingClient,
   type WyomingTestServer,
+  wyomingPerTest,
 } from "../helpers/wyoming.ts";
 
 // svc's Wyoming listener on a real TCP port, driven by a client written from the protocol, with
 // the sphinx engine on the pocketsphinx goforward clip ("go forward ten meters", 16 kHz mono).
 
-let served: WyomingTestServer | undefined;
-afterEach(async () => {
-  await served?.stop();
-  served = undefined;
-});
-
-function serve(settings: Record<string, unknown> = {}, options: Parameters<typeof serveWyoming>[0] = {}) {
-  served = serveWyoming(options);
-  served.app.services.settings.set("stt_engine", "sphinx");
-  for (const [key, value] of Object.entries(settings)) served.app.services.settings.set(key, value);
-  return served;
-}
+const serve = wyomingPerTest();
 
 type WrapTranscriber = NonNullable<NonNullable<Parameters<typeof serveWyoming>[0]>["wrap"]>;
 type PieceInput = Parameters<ReturnType<WrapTranscriber>["recognisePiece"]>[0];
