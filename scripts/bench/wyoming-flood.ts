@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { freePort } from "../../test/helpers/ports.ts";
 import { wyomingBytes } from "../../test/helpers/wyoming.ts";
 import { fmt, percentile, pollHealth, rssMb, startedUp, startServer, table } from "./util.ts";
 
@@ -17,12 +18,6 @@ const targetMs = 50;
 const format = { rate: 16_000, width: 2, channels: 1 };
 
 /** A port nothing listens on now, for the Wyoming listener. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 /** 8 KiB of loud white noise as one audio-chunk event. */
 function noiseChunk(): Uint8Array {

@@ -9,6 +9,7 @@
 import { loadavg } from "node:os";
 import { concat } from "../../src/dictation/audio/resample.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { freePort } from "../../test/helpers/ports.ts";
 import { connectWyoming, pcm16, streamChunks } from "../../test/helpers/wyoming.ts";
 import { speech, tokensFor } from "./transcribe.ts";
 import { fmt, median, spread, startWhisperSvc, table } from "./util.ts";
@@ -24,12 +25,6 @@ function command(tailSeconds: number): Float32Array {
 }
 
 /** A port nothing listens on now, for the Wyoming listener. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 /** Milliseconds from audio-stop to the transcript. */
 async function wyomingRound(port: number, bytes: Uint8Array): Promise<number> {

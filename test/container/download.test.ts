@@ -7,6 +7,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { ensureBaseImages } from "../../scripts/base-images.ts";
 import { makeArchive, writeSums } from "../../scripts/release.ts";
 import { compiledBinary } from "../helpers/binary.ts";
+import { freePort } from "../helpers/ports.ts";
 
 // The README's download lines, run as written in a fresh Debian 12 container (only curl added, to
 // fetch the files from a local server standing in for the release page), against a linux-x64
@@ -43,19 +44,12 @@ afterAll(async () => {
   rmSync(files, { recursive: true, force: true });
 });
 
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const port = probe.port ?? 0;
-  await probe.stop(true);
-  return port;
-}
-
 /**
  * Downloads the archive and SHA256SUMS into a new container's working folder, then runs `lines`:
  * each but the last in order, the last (which starts svc) in the background; returns svc's answer.
  */
 async function runInFreshDebian(lines: string[]) {
-  const port = await freePort();
+  const port = freePort();
   const base = `http://127.0.0.1:${server.port}`;
   const archive = `svc-${pkg.version}-linux-x64.tar.gz`;
   const steps = [...lines.slice(0, -1), `(${lines.at(-1)}) > svc.log 2>&1 &`].join("\n");

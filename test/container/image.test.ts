@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ensureBaseImages } from "../../scripts/base-images.ts";
+import { freePort } from "../helpers/ports.ts";
 import { TESTDATA } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
@@ -35,13 +36,6 @@ function proxyArgs(): string[] {
   return ["-v", `${bundle}:/run/proxy-ca.crt:ro`, "--build-arg", "NODE_EXTRA_CA_CERTS=/run/proxy-ca.crt"];
 }
 
-async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = server.port ?? 0;
-  await server.stop();
-  return port;
-}
-
 interface Running {
   name: string;
   url: string;
@@ -49,7 +43,7 @@ interface Running {
 
 /** `podman run -d` with the volume at /data, published on a free loopback port; waits for health. */
 async function run(name: string, extra: string[] = []): Promise<Running> {
-  const port = await freePort();
+  const port = freePort();
   podman([
     "run",
     "-d",

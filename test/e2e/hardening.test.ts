@@ -10,6 +10,7 @@ import { attackFrom, serveAttacker, stateOf, type Target } from "../helpers/atta
 import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { connect as connectDictate, toPcm16 } from "../helpers/dictate-server.ts";
+import { freePort } from "../helpers/ports.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { connectWyoming, pcm16, streamChunks, wyomingBytes } from "../helpers/wyoming.ts";
@@ -31,13 +32,6 @@ const put = (key: string, value: unknown) =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ value }),
   });
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const { port } = probe;
-  probe.stop(true);
-  return port;
-}
 
 const rssMiB = async (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(await Bun.file(`/proc/${pid}/status`).text())?.[1] ?? 0) / 1024;

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { toPcm16 } from "../helpers/dictate-server.ts";
+import { freePort } from "../helpers/ports.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 // The README's "HTTPS on your LAN" examples, taken from the README as written, in front of the
@@ -22,13 +23,6 @@ const block = (lang: string) => {
 
 const dir = mkdtempSync(join(tmpdir(), "svc-https-"));
 let svc: RunningServer;
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const chosen = probe.port ?? 0;
-  await probe.stop(true);
-  return chosen;
-}
 
 chmodSync(dir, 0o755); // nginx's workers run as nobody
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,7 +102,7 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
   let proxyProcess: Subprocess;
 
   beforeAll(async () => {
-    port = await freePort();
+    port = freePort();
     origin = `https://${HOST}:${port}`;
     svc = await startBinary({
       SVC_DB_PATH: join(dir, `${proxy.name}.db`),

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Server, Subprocess } from "bun";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { freePort } from "../helpers/ports.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 // The README's scale-out setup, for real on 127.0.0.1: two svc engine servers behind Debian's
@@ -14,13 +15,6 @@ let dir: string;
 const engines: { app: TestApp; server: Server<undefined> }[] = [];
 let nginx: Subprocess;
 let port: number;
-
-async function freePort(): Promise<number> {
-  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const chosen = probe.port ?? 0;
-  probe.stop(true);
-  return chosen;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "svc-scale-out-"));
@@ -34,7 +28,7 @@ beforeAll(async () => {
     });
     engines.push({ app, server });
   }
-  port = await freePort();
+  port = freePort();
   mkdirSync(join(dir, "tmp"));
   // Run as root, nginx's workers are "nobody": they must reach the folder and write request bodies.
   chmodSync(dir, 0o755);
