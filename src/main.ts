@@ -12,6 +12,7 @@ import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
+import { SILERO_COMMAND } from "./dictation/vad/silero.ts";
 import { reasonOf } from "./errors.ts";
 import { createDictateSocket, dictateLimits } from "./http/dictate-socket.ts";
 import { lastResortError } from "./http/errors.ts";
@@ -128,7 +129,9 @@ async function serve(env: Env): Promise<number> {
     sqlite: sqliteVersion(db),
     env: config.env,
   });
-  void dictation.warmUp();
+  // After the signal handlers (waitForShutdown installs them): a stop that follows its lines at once
+  // must find them.
+  setImmediate(() => dictation.check());
   if (!isLoopback(config.host)) {
     logger.warn(
       `svc has no authentication and is bound to ${config.host}: anyone who can reach port ${server.port} can use it. ` +
@@ -305,6 +308,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runOffline(runDictateCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
+    // Not for people: the voice-activity detector's own process (dictation/vad/silero.ts starts it).
+    case SILERO_COMMAND:
+      return (await import("./dictation/vad/silero-process.ts")).serveSilero();
     case "version":
       return printVersion();
     default:

@@ -1,77 +1,85 @@
-// Silero VAD v6 (MIT) run by ONNX Runtime's WebAssembly build. Both files are embedded in the
-// compiled binary; the native onnxruntime-node cannot be, as its addon needs a 45 MB shared
-// library beside it on disk. This module is imported only when the detector is first needed.
-import sileroModel from "@ricky0123/vad-web/dist/silero_vad_v6.onnx" with { type: "file" };
-import ortWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm" with { type: "file" };
-import { SAMPLE_RATE } from "../audio/rate.ts";
-import { FRAME_SAMPLES, type FrameModel, type FrameScorer } from "./types.ts";
+// Silero VAD v6 in a process of its own (silero-process.ts): the model loads and scores there, so
+// neither holds the server's event loop, and closing the model ends that process, which gives all
+// its memory back. This module is imported only when the detector is first needed.
+import { fileURLToPath } from "node:url";
+import type { Subprocess } from "bun";
+import type { SileroReply, SileroRequest } from "./silero-process.ts";
+import type { FrameModel, FrameScorer } from "./types.ts";
 
-/** Silero sees the last 64 samples of the previous window before each new one. */
-const CONTEXT = 64;
-/** Its recurrent state: 2 × batch 1 × 128. */
-const STATE = 2 * 128;
-const PRIMING_FRAMES = 32;
-/** The longest the detector scores before it lets the event loop take a turn. */
-const sliceMs = 5;
+/** The hidden command main.ts answers by serving Silero (the same executable, or main.ts from source). */
+export const SILERO_COMMAND = "__silero-vad";
 
-let shared: Promise<FrameModel> | undefined;
-
-/** The model, loaded once per process: a session holds no stream's state, so every detector shares it. */
-export function loadSilero(): Promise<FrameModel> {
-  shared ??= load();
-  return shared;
+function command(): string[] {
+  const compiled = /\/\$bunfs\/|\/~BUN\//.test(import.meta.url);
+  if (compiled) return [process.execPath, SILERO_COMMAND];
+  return [process.execPath, fileURLToPath(new URL("../../main.ts", import.meta.url)), SILERO_COMMAND];
 }
 
-async function load(): Promise<FrameModel> {
-  const ort = await import("onnxruntime-web/wasm");
-  // One thread: a threaded build would start Workers from a script URL a compiled binary lacks.
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmBinary = await Bun.file(ortWasm).arrayBuffer();
-  const session = await ort.InferenceSession.create(await Bun.file(sileroModel).bytes(), {
-    executionMode: "sequential",
-    graphOptimizationLevel: "all",
-  });
-  const sampleRate = new ort.Tensor("int64", BigInt64Array.from([BigInt(SAMPLE_RATE)]), []);
-  // One session serves every stream; its runs are queued so that they never overlap.
-  let queue: Promise<unknown> = Promise.resolve();
-  // Runs chain through promises, which never let the event loop in: after a few milliseconds of
-  // scoring the queue steps aside for a turn, so requests are answered while audio floods in.
-  let sliceStarted = performance.now();
-  const turn = async () => {
-    if (performance.now() - sliceStarted < sliceMs) return;
-    await new Promise((resolve) => setImmediate(resolve));
-    sliceStarted = performance.now();
+/** Starts the process and loads the model in it; rejects when the model cannot run here. */
+export async function loadSilero(): Promise<FrameModel> {
+  const waiting = new Map<number, { resolve(value: number): void; reject(error: Error): void }>();
+  let nextId = 0;
+  let nextStream = 0;
+  let failure: Error | undefined;
+  let settle: { resolve(): void; reject(error: Error): void } | undefined;
+
+  const fail = (error: Error) => {
+    failure ??= error;
+    for (const pending of waiting.values()) pending.reject(failure);
+    waiting.clear();
+    settle?.reject(failure);
   };
+  const child: Subprocess = Bun.spawn(command(), {
+    stdio: ["ignore", "ignore", "inherit"],
+    serialization: "advanced",
+    ipc(reply: SileroReply) {
+      if (reply.type === "ready") return settle?.resolve();
+      if (reply.type === "load-failed") return settle?.reject(new Error(reply.message));
+      const pending = waiting.get(reply.id);
+      waiting.delete(reply.id);
+      if (reply.type === "scored") pending?.resolve(reply.probability);
+      else pending?.reject(new Error(reply.message));
+    },
+  });
+  child.exited.then((code) => fail(new Error(`the Silero process ended (exit ${code})`)));
+  const send = (request: SileroRequest) => child.send(request);
+
+  const ready = new Promise<void>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  send({ type: "load" });
+  try {
+    await ready;
+  } catch (error) {
+    child.kill();
+    throw error;
+  }
 
   function scorer(): FrameScorer {
-    const input = new Float32Array(CONTEXT + FRAME_SAMPLES);
-    const state = new Float32Array(STATE);
+    const stream = nextStream++;
     return {
       score(frame) {
-        const run = queue.then(async () => {
-          await turn();
-          input.copyWithin(0, FRAME_SAMPLES);
-          input.set(frame, CONTEXT);
-          const out = await session.run({
-            input: new ort.Tensor("float32", input, [1, input.length]),
-            state: new ort.Tensor("float32", state, [2, 1, 128]),
-            sr: sampleRate,
-          });
-          const { output, stateN } = out;
-          if (!output || !stateN) throw new Error("the Silero model answered without output or stateN");
-          state.set(stateN.data as Float32Array);
-          return (output.data as Float32Array)[0] ?? 0;
+        if (failure) return Promise.reject(failure);
+        const id = nextId++;
+        return new Promise<number>((resolve, reject) => {
+          waiting.set(id, { resolve, reject });
+          // A copy: the frame is often a view into a longer buffer, which a clone would send whole.
+          send({ type: "score", id, stream, frame: frame.slice() });
         });
-        queue = run.catch(() => {});
-        return run;
+      },
+      release: () => {
+        if (!failure) send({ type: "release", stream });
       },
     };
   }
 
-  // The engine compiles the WebAssembly quickly and optimises it once it runs: a second of
-  // scoring here (about 0.2 s) spares the first dictation some 0.3–0.6 s.
-  const warm = scorer();
-  for (let i = 0; i < PRIMING_FRAMES; i++) await warm.score(new Float32Array(FRAME_SAMPLES));
-
-  return { kind: "silero", scorer };
+  return {
+    kind: "silero",
+    scorer,
+    async close() {
+      fail(new Error("the voice activity detector was unloaded"));
+      child.kill();
+      await child.exited;
+    },
+  };
 }

@@ -16,10 +16,14 @@ export type DetectorKind = "silero" | "energy";
 export interface FrameScorer {
   /** The probability that this frame of {@link FRAME_SAMPLES} samples holds speech, 0 to 1. */
   score(frame: Float32Array): Promise<number>;
+  /** Forgets the stream's state (Silero keeps it in its worker); the scorer is not used again. */
+  release?(): void;
 }
 
 /** A loaded detector: one per process, a scorer per stream. */
 export interface FrameModel {
   kind: DetectorKind;
   scorer(): FrameScorer;
+  /** Gives back what the model holds (Silero: its worker and WebAssembly memory). */
+  close?(): Promise<void>;
 }

@@ -3,7 +3,13 @@ import type { Logger } from "../../logger.ts";
 import { SAMPLE_RATE } from "../audio/rate.ts";
 import { energyModel } from "./energy.ts";
 import { createRegionTracker, defaultRegionOptions, type RegionOptions } from "./regions.ts";
-import { type DetectorKind, FRAME_SAMPLES, type FrameModel, type SpeechRegion } from "./types.ts";
+import {
+  type DetectorKind,
+  FRAME_SAMPLES,
+  type FrameModel,
+  type FrameScorer,
+  type SpeechRegion,
+} from "./types.ts";
 
 export interface VadOptions {
   logger?: Pick<Logger, "info" | "warn">;
@@ -30,10 +36,15 @@ export interface VadStream {
 }
 
 export interface Vad {
-  /** The detector in use, once loaded (`null` before). */
+  /** The detector in use, once loaded (`null` before, and after it is unloaded). */
   readonly kind: DetectorKind | null;
   /** Loads the detector now rather than on first use; logs which one loaded. */
   warmUp(): Promise<DetectorKind>;
+  /**
+   * Gives the loaded detector's memory back unless a stream or clip is being scored; the next use
+   * loads it again. Answers false while one is (nothing given back), true once nothing is held.
+   */
+  unload(): Promise<boolean>;
   stream(): VadStream;
   /** The speech probability of each 32 ms frame of a whole clip. */
   probabilities(pcm: Float32Array): Promise<Float32Array>;
@@ -62,6 +73,29 @@ export function createVad(options: VadOptions = {}): Vad {
   const regionOptions = { ...defaultRegionOptions, ...options.regions };
   let loaded: Promise<FrameModel> | undefined;
   let kind: DetectorKind | null = null;
+  /** Streams open and clips being scored: the model is not unloaded under them. */
+  let users = 0;
+
+  /** A scorer for one stream or clip, counted as a user until `done`. */
+  async function borrow(): Promise<{ scorer: FrameScorer; done(): void }> {
+    users++;
+    let returned = false;
+    try {
+      const scorer = (await model()).scorer();
+      return {
+        scorer,
+        done() {
+          if (returned) return;
+          returned = true;
+          users--;
+          scorer.release?.();
+        },
+      };
+    } catch (error) {
+      users--;
+      throw error;
+    }
+  }
 
   function model(): Promise<FrameModel> {
     loaded ??= (async () => {
@@ -86,7 +120,7 @@ export function createVad(options: VadOptions = {}): Vad {
   }
 
   function stream(): VadStream {
-    const scorer = model().then((m) => m.scorer());
+    const lease = borrow();
     const tracker = createRegionTracker(regionOptions);
     let pending = new Float32Array(0);
     let samples = 0;
@@ -95,7 +129,7 @@ export function createVad(options: VadOptions = {}): Vad {
     let cancelled = false;
 
     async function consume(pcm: Float32Array): Promise<SpeechRegion[]> {
-      const score = await scorer;
+      const { scorer: score } = await lease;
       const closed: SpeechRegion[] = [];
       for (const frame of frames(pcm)) {
         // A flood of cancelled connections would otherwise leave the detector its whole backlog.
@@ -127,6 +161,7 @@ export function createVad(options: VadOptions = {}): Vad {
         pending = new Float32Array(0);
         return inOrder(async () => {
           const closed = await consume(rest);
+          (await lease).done();
           const last = tracker.end((samples / SAMPLE_RATE) * 1000);
           return last ? [...closed, last] : closed;
         });
@@ -139,6 +174,7 @@ export function createVad(options: VadOptions = {}): Vad {
       cancel() {
         cancelled = true;
         pending = new Float32Array(0);
+        lease.then((held) => held.done()).catch(() => {});
       },
     };
   }
@@ -150,26 +186,44 @@ export function createVad(options: VadOptions = {}): Vad {
     async warmUp() {
       return (await model()).kind;
     },
+    async unload() {
+      const current = loaded;
+      if (users > 0) return false;
+      if (!current) return true;
+      loaded = undefined;
+      kind = null;
+      await (await current.catch(() => undefined))?.close?.();
+      options.logger?.info("voice activity detector unloaded");
+      return true;
+    },
     stream,
     async probabilities(pcm) {
-      const score = (await model()).scorer();
-      const out = new Float32Array(Math.ceil(pcm.length / FRAME_SAMPLES));
-      let i = 0;
-      for (const frame of frames(pcm)) out[i++] = await score.score(frame);
-      return out;
+      const { scorer, done } = await borrow();
+      try {
+        const out = new Float32Array(Math.ceil(pcm.length / FRAME_SAMPLES));
+        let i = 0;
+        for (const frame of frames(pcm)) out[i++] = await scorer.score(frame);
+        return out;
+      } finally {
+        done();
+      }
     },
     async speechRegions(pcm) {
       const vad = stream();
       return [...(await vad.push(pcm)), ...(await vad.end())];
     },
     async hasSpeech(pcm, signal) {
-      const score = (await model()).scorer();
-      const tracker = createRegionTracker(regionOptions);
-      for (const frame of frames(pcm)) {
-        signal?.throwIfAborted();
-        if (tracker.push(await score.score(frame)) || tracker.confirmed) return true;
+      const { scorer, done } = await borrow();
+      try {
+        const tracker = createRegionTracker(regionOptions);
+        for (const frame of frames(pcm)) {
+          signal?.throwIfAborted();
+          if (tracker.push(await scorer.score(frame)) || tracker.confirmed) return true;
+        }
+        return tracker.end((pcm.length / SAMPLE_RATE) * 1000) !== null;
+      } finally {
+        done();
       }
-      return tracker.end((pcm.length / SAMPLE_RATE) * 1000) !== null;
     },
   };
 }

@@ -43,7 +43,16 @@ async function transcribe(pcm: Float32Array): Promise<{ raw: string; engine: str
 }
 
 describe("the compiled binary's voice-activity detector", () => {
-  test("Silero loads at warm-up from inside the executable, not the energy fallback", async () => {
+  test("Silero loads on first use, from inside the executable, not the energy fallback", async () => {
+    // Nothing heavy at start: the detector loads with the first dictation.
+    expect(server.lines.filter((l) => l.msg === "voice activity detector loaded")).toEqual([]);
+    const put = await fetch(`${server.url}/api/settings/stt_engine`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "sphinx" }),
+    });
+    expect(put.status).toBe(200);
+    await transcribe(goForward());
     expect(await loadedLine()).toMatchObject({ level: "info", detector: "silero", ms: expect.any(Number) });
     expect(server.lines.filter((l) => String(l.msg).startsWith("Silero VAD could not load"))).toEqual([]);
     // Nothing it runs on is mapped from a node_modules folder.

@@ -183,3 +183,45 @@ describe("a VAD stream", () => {
     expect(region?.endMs).toBe(1500);
   });
 });
+
+describe("Silero VAD in its own process", () => {
+  test("a server in this process answers while the detector loads", async () => {
+    const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    const vad = createVad();
+    let loaded = false;
+    const loading = vad.warmUp().then(() => {
+      loaded = true;
+    });
+    const answer = await fetch(`http://127.0.0.1:${server.port}/`);
+    expect(await answer.text()).toBe("ok");
+    expect(loaded).toBe(false);
+    await loading;
+    expect(vad.kind).toBe("silero");
+    await vad.unload();
+    await server.stop(true);
+  }, 30_000);
+
+  test("unloads only when nothing is scored, says so once, and loads again on the next use", async () => {
+    const logs: string[] = [];
+    const log = (message: string) => logs.push(message);
+    const vad = createVad({ logger: { info: log, warn: log } });
+    const stream = vad.stream();
+    await stream.push(goForward().subarray(0, 16 * 500));
+    expect(vad.kind).toBe("silero");
+    expect(await vad.unload()).toBe(false);
+    await stream.end();
+    expect(await vad.unload()).toBe(true);
+    expect(vad.kind).toBeNull();
+    // Nothing held: nothing more to give back, and nothing said.
+    expect(await vad.unload()).toBe(true);
+    const regions = await vad.speechRegions(goForward());
+    expect(regions).toHaveLength(1);
+    expect(vad.kind).toBe("silero");
+    expect(logs.filter((line) => line.startsWith("voice activity detector"))).toEqual([
+      "voice activity detector loaded",
+      "voice activity detector unloaded",
+      "voice activity detector loaded",
+    ]);
+    await vad.unload();
+  }, 30_000);
+});
