@@ -8,10 +8,12 @@ import { decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
+import { createKeepAlive, keepAliveMs } from "./keep-alive.ts";
 import { createScheduler } from "./scheduler.ts";
 import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
 import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
+import { trimMemory } from "./trim-memory.ts";
 import { energyModel } from "./vad/energy.ts";
 import { createVad, type Vad } from "./vad/vad.ts";
 
@@ -39,9 +41,11 @@ export interface Dictation {
   /** The voice-activity detector (Silero, loaded on first use or at warm-up). */
   vad: Vad;
   /**
-   * Loads the selected engine and the voice-activity detector in the background, so the first
-   * dictation after start (or after choosing another engine or model) does not pay for them. Failures (no model yet) are only logged.
+   * At start: says in the log whether the selected engine can load (its library, its model), and
+   * loads nothing: the engine and the detector load on first use (keep_alive gives them back).
    */
+  check(): void;
+  /** Loads the selected engine and the detector now rather than on first use (keep_alive applies). */
   warmUp(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,7 +72,33 @@ export function createDictation(options: DictationOptions): Dictation {
     concurrency: () => engineDefinition(services.settings.get("stt_engine")).concurrency(services.settings),
   });
   const vad = createVad(options.vad === "energy" ? { logger, load: async () => energyModel() } : { logger });
-  const transcriber = createTranscriber({
+  // After keep_alive without a dictation, what dictating loaded is given back; the next loads it again.
+  const keepAlive = createKeepAlive({
+    delayMs: () => keepAliveMs(services.settings.get("keep_alive")),
+    release: async () => {
+      if (dictating > 0 || !transcriber.isIdle() || !(await vad.unload())) return false;
+      const loaded = engines.loaded();
+      await engines.close();
+      trimMemory();
+      if (loaded.length === 0) return true;
+      logger.info("speech engines unloaded after keep_alive", { engines: loaded });
+      return true;
+    },
+  });
+  // Dictations running now: keep_alive counts from the end of the last one, whatever its outcome.
+  let dictating = 0;
+  const counted =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      dictating++;
+      try {
+        return await run(...args);
+      } finally {
+        dictating--;
+        keepAlive.used();
+      }
+    };
+  const engineTranscriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
     engine: (override, choice) => engines.current(override, choice),
     scheduler,
@@ -101,33 +131,56 @@ export function createDictation(options: DictationOptions): Dictation {
     beforeTranscribe: () => options.transcriptHooks?.().beforeTranscribe ?? [],
     warn: (message, fields) => logger.warn(message, fields),
   });
+  const transcriber: Transcriber = {
+    ...engineTranscriber,
+    transcribe: counted(engineTranscriber.transcribe),
+    recognisePiece: counted(engineTranscriber.recognisePiece),
+    complete: counted(engineTranscriber.complete),
+  };
   // Audio decoders stay lazy: each compressed codec holds tens of MB of WASM memory once used.
   const warmUpEngine = async () => {
     const started = performance.now();
     try {
       const engine = await engines.current();
+      keepAlive.used();
       logger.info("speech engine warm", {
         engine: engine.id,
         model: engine.model,
         ms: Math.round(performance.now() - started),
       });
     } catch (error) {
-      const reason = reasonOf(error);
-      // No model yet is a normal first start; an engine that cannot run at all needs the operator.
-      if (isAppError(error) && error.code === "engine_unavailable") {
-        logger.warn("speech engine unavailable", { reason, details: error.details });
-      } else {
-        logger.info("speech engine not loaded yet", { reason });
-      }
+      reportEngine(error);
     }
   };
-  // The detector logs which one loaded (Silero, or the energy fallback and why).
-  const warmUp = async () => {
-    await Promise.all([warmUpEngine(), vad.warmUp()]);
+  // No model yet is a normal first start; an engine that cannot run at all needs the operator.
+  const reportEngine = (error: unknown) => {
+    const reason = reasonOf(error);
+    if (isAppError(error) && error.code === "engine_unavailable") {
+      logger.warn("speech engine unavailable", { reason, details: error.details });
+    } else {
+      logger.info("speech engine not loaded yet", { reason });
+    }
   };
-  // A new engine or model is loaded as soon as it is chosen, not by the next dictation.
+  const check = () => {
+    try {
+      const { id, model } = engines.check();
+      logger.info("speech engine ready to load on first use", { engine: id, model });
+    } catch (error) {
+      reportEngine(error);
+    }
+  };
+  // A new engine or model is loaded as soon as it is chosen, not by the next dictation; keep_alive
+  // gives it back if no dictation follows.
   services.settings.onChange((key) => {
     if (isKnownSetting(key) && engineSettingKeys.has(key)) void warmUpEngine();
   });
-  return { pipeline, transcriber, engines, vad, warmUp, close: () => engines.close() };
+  const close = async () => {
+    keepAlive.close();
+    await engines.close();
+    await vad.unload();
+  };
+  const warmUp = async () => {
+    await Promise.all([warmUpEngine(), vad.warmUp()]);
+  };
+  return { pipeline, transcriber, engines, vad, check, warmUp, close };
 }

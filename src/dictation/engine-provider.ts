@@ -1,3 +1,4 @@
+import { isAppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { EngineSettings } from "./engines/definition.ts";
 import { removeHallucinations } from "./engines/hallucinations.ts";
@@ -36,7 +37,36 @@ export interface EngineProvider {
    * dictation may ask for another engine, `stt_model` or vocabulary (a plugin's beforeTranscribe).
    */
   current(override?: EngineId, options?: EngineOverrides): Promise<ActiveEngine>;
+  /**
+   * Whether the selected engine could load now, without loading it (its library and model are
+   * there); throws as `current` would.
+   */
+  check(): { id: EngineId; model: string };
+  /** The engines loaded (or loading) now. */
+  loaded(): EngineId[];
+  /** Closes every loaded engine; the next dictation loads what it needs again. */
   close(): Promise<void>;
+}
+
+/**
+ * The engine a dictation was handed, which loads it again if it was closed before the dictation
+ * reached it: keep_alive gave it back, or a changed setting replaced it, while the dictation was
+ * decoding or queued. Once: a second close in that window is an error like any other.
+ */
+function reloadingOnClose(engine: SpeechEngine, reload: () => Promise<SpeechEngine>): SpeechEngine {
+  return {
+    id: engine.id,
+    build: engine.build,
+    close: () => engine.close(),
+    async transcribe(pcm, options) {
+      try {
+        return await engine.transcribe(pcm, options);
+      } catch (error) {
+        if (!isAppError(error) || error.code !== "engine_closed") throw error;
+        return (await reload()).transcribe(pcm, options);
+      }
+    },
+  };
 }
 
 /**
@@ -114,13 +144,19 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       else if (definition.bias === "prompt")
         prompt = options.vocabulary === undefined ? storedPrompt(terms) : promptOf(terms);
       return {
-        engine: await engine,
+        engine: reloadingOnClose(await engine, () => load(id, model, key, create)),
         id,
         model,
         prompt,
         vocabulary: terms,
         clean: (text, quiet) => removeHallucinations(text, { prompt, quiet }),
       };
+    },
+    loaded: () => [...loaded.keys()],
+    check() {
+      const id = settings.get("stt_engine");
+      const { model } = engineDefinition(id).select({ settings, models: deps.models });
+      return { id, model };
     },
     async close() {
       const engines = [...loaded.values()];

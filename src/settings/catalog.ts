@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { engineIds } from "../dictation/engines/ids.ts";
 import { isModelId } from "../dictation/engines/whisper/models/store.ts";
+import { keepAliveSchema } from "../dictation/keep-alive.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { jsonObject } from "../validation.ts";
 
@@ -106,6 +107,12 @@ export const settingsCatalog = {
     schema: v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(50))), v.maxLength(500)),
     default: [],
     description: "Extra filler words or phrases that basic cleanup removes, beside the built-in ones.",
+  }),
+  keep_alive: define({
+    schema: keepAliveSchema,
+    default: "5m",
+    description:
+      "How long svc keeps the speech model, the sphinx decoder and the voice-activity detector loaded after the last dictation (Ollama's keep_alive): a duration such as 30s, 5m or 1h, a number of seconds, 0 to give them back after each dictation, -1 to keep them. The next dictation loads them again.",
   }),
   history_paused: define({
     schema: v.boolean("must be true or false"),

@@ -302,14 +302,6 @@ describe("compiled binary shutdown", () => {
       SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-twice-")), "svc.db"),
       SVC_SHUTDOWN_TIMEOUT_MS: "60000",
     });
-    // Loading Silero VAD at start holds the event loop for up to half a second: wait for it, so the
-    // request below is being read when the signal comes.
-    for (
-      let waited = 0;
-      waited < 100 && !own.lines.some((line) => line.msg === "voice activity detector loaded");
-      waited++
-    )
-      await Bun.sleep(50);
     // A request whose body never finishes keeps the drain waiting.
     const socket = connect(own.port, "127.0.0.1");
     await new Promise((resolve) => socket.once("connect", resolve));

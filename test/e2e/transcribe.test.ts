@@ -204,16 +204,30 @@ describe("compiled binary graceful shutdown", () => {
   }, 30_000);
 });
 
-describe("compiled binary warm start", () => {
-  test("the selected engine is loaded at start, so the first dictation pays no load time", async () => {
+describe("compiled binary start", () => {
+  test("loads no engine: it says the selected one is ready, and the first dictation loads it", async () => {
     const own = await startBinary({
       SVC_DB_PATH: join(dir, "warm.db"),
       SVC_MODELS_DIR: join(dir, "models"),
     });
-    const warm = () =>
-      own.lines.some((line) => line.msg === "speech engine warm" && line.engine === "whisper");
-    for (let attempt = 0; attempt < 100 && !warm(); attempt++) await Bun.sleep(50);
-    expect(warm()).toBe(true);
+    const said = (msg: string) => own.lines.filter((line) => line.msg === msg);
+    for (
+      let attempt = 0;
+      attempt < 100 && said("speech engine ready to load on first use").length === 0;
+      attempt++
+    ) {
+      await Bun.sleep(50);
+    }
+    expect(said("speech engine ready to load on first use")).toMatchObject([{ engine: "whisper" }]);
+    expect(said("speech model loaded")).toEqual([]);
+    expect(said("voice activity detector loaded")).toEqual([]);
+    const answer = await fetch(`${own.url}/api/transcribe`, {
+      method: "POST",
+      headers: { "content-type": "audio/wav" },
+      body: clip,
+    });
+    expect(answer.status).toBe(200);
+    expect(said("speech model loaded")).toMatchObject([{ engine: "whisper" }]);
     expect(await own.stop()).toBe(0);
   }, 30_000);
 });

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
 import type { EngineDefinition } from "../definition.ts";
+import { loadWhisperAddon } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
 
 function modelMissing(id: string): AppError {
@@ -21,6 +22,9 @@ export const whisperEngine: EngineDefinition = {
   concurrency: () => 1,
   bias: "prompt",
   select({ settings, models }) {
+    // The library first (cheap, loaded once): a CPU or system it cannot run on is the operator's to
+    // hear about at start, not at the first dictation.
+    loadWhisperAddon();
     const model = settings.get("stt_model");
     const path = models.pathFor(model);
     let mtime: number;
