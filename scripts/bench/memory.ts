@@ -151,7 +151,6 @@ async function burst(probe: Probe): Promise<void> {
 }
 
 async function whisper(probe: Probe, models: string): Promise<void> {
-  // Copied only now: at start svc loads the selected model when it finds one.
   copyFileSync(syntheticModel("tiny.en"), join(models, "ggml-base.en.bin"));
   await probe.json("/api/settings/stt_engine", "PUT", { value: "whisper" });
   await probe.audio(probe.speech, "audio/wav");
@@ -161,8 +160,61 @@ async function whisper(probe: Probe, models: string): Promise<void> {
   probe.record("back to sphinx");
 }
 
+const KEEP_ALIVE_S = 3;
+
+/** A dictation's time from request to answer, in ms. */
+async function timed(probe: Probe): Promise<number> {
+  const started = performance.now();
+  await probe.audio(probe.speech, "audio/wav");
+  return performance.now() - started;
+}
+
+/**
+ * keep_alive: a fresh binary with a whisper model installed, idle; warm after two dictations; then
+ * RSS as keep_alive passes, against the idle figure; and what the first dictation pays cold.
+ */
+async function keepAlive(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "svc-bench-keep-alive-"));
+  mkdirSync(join(dir, "models"));
+  copyFileSync(syntheticModel("tiny.en"), join(dir, "models", "ggml-base.en.bin"));
+  const env = { SVC_DB_PATH: join(dir, "svc.db"), SVC_MODELS_DIR: join(dir, "models") };
+  const server = await startServer([binary], env);
+  try {
+    const probe = createProbe(server.url, server.proc.pid);
+    await Bun.sleep(1000);
+    const idle = probe.record("start (idle 1 s; a whisper model installed, not loaded)");
+    await probe.json("/api/settings/keep_alive", "PUT", { value: `${KEEP_ALIVE_S}s` });
+    const cold = await timed(probe);
+    const warmMs = await timed(probe);
+    probe.record("two whisper dictations (model and detector loaded)");
+    let after = Number.POSITIVE_INFINITY;
+    for (let waited = 0; waited <= (KEEP_ALIVE_S + 10) * 1000 && after > idle * 1.3; waited += 500) {
+      await Bun.sleep(500);
+      after = memoryMb(server.proc.pid).rss;
+    }
+    probe.record(`keep_alive (${KEEP_ALIVE_S} s) passed`);
+    const again = await timed(probe);
+    probe.record("the next dictation (loaded again)");
+    console.log(`\nkeep_alive: the compiled binary, synthetic tiny.en (75 MB), keep_alive ${KEEP_ALIVE_S} s`);
+    table(probe.rows);
+    table([
+      ["measure", "value", "target"],
+      ["RSS after keep_alive ÷ idle", fmt(after / idle, 2), "≤ 1.3 within keep_alive + 10 s"],
+      ["first dictation, cold (loads model and detector)", `${fmt(cold, 0)} ms`, ""],
+      ["the same dictation, warm", `${fmt(warmMs, 0)} ms`, ""],
+      ["after keep_alive, cold again", `${fmt(again, 0)} ms`, ""],
+      ["what cold costs (cold − warm)", `${fmt(cold - warmMs, 0)} ms`, ""],
+    ]);
+  } finally {
+    server.proc.kill();
+    await server.proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<void> {
   await build();
+  await keepAlive();
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-memory-"));
   const models = join(dir, "models");
   mkdirSync(models);

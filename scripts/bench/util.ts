@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -73,11 +73,12 @@ async function urlFromFile(proc: Subprocess, logFile: string): Promise<string> {
 
 /** Waits until a server logging to `logFile` has said its start-up work is done: the detector and the engine. */
 export async function startedUp(logFile: string): Promise<void> {
-  const done = ["voice activity detector loaded", "Silero VAD could not load", "speech engine"];
+  // The start's last line: whether the selected engine can load ("speech engine ready…", "…not
+  // loaded yet" or "…unavailable"); nothing heavy loads at start.
   const deadline = performance.now() + 30_000;
   while (performance.now() < deadline) {
     const log = existsSync(logFile) ? readFileSync(logFile, "utf8") : "";
-    if (done.filter((line) => log.includes(line)).length >= 2) return;
+    if (log.includes('"msg":"speech engine')) return;
     await Bun.sleep(50);
   }
   throw new Error(`svc did not finish starting within 30 s; see ${logFile}`);
@@ -123,11 +124,39 @@ export function rssMb(pid: number): number {
   return memoryMb(pid).rss;
 }
 
-/** Kernel figures for the process, in MiB: resident now and the peak so far. */
+/** The process's children (svc's own: the Silero detector's process), from /proc. */
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, "utf8")
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Kernel figures for the process and its children, in MiB: resident now and the peak so far
+ * (each process's own peak, added up). svc runs Silero in a child process: it is svc's memory too.
+ */
 export function memoryMb(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  let rss = 0;
+  let peak = 0;
+  for (const each of [pid, ...childrenOf(pid)]) {
+    try {
+      const status = readFileSync(`/proc/${each}/status`, "utf8");
+      const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+      rss += kb("VmRSS") / 1024;
+      peak += kb("VmHWM") / 1024;
+    } catch {
+      // The child ended between the listing and the read.
+    }
+  }
+  return { rss, peak };
 }
 
 let clockTicks: number | undefined;
