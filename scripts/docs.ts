@@ -1,11 +1,13 @@
 // `bun run docs`: rewrites the README's generated sections (between `<!-- generated:NAME -->` and
 // `<!-- /generated:NAME -->`) from the code: the error-code table and the errors of
-// POST /api/transcribe. test/docs.test.ts fails when the README falls behind.
+// POST /api/transcribe; and the console's API types (scripts/api-types.ts). test/docs.test.ts and
+// test/web/console/api-paths.test.ts fail when they fall behind.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ErrorCode, errorCodes } from "../src/error-codes.ts";
 import { routeErrors } from "../src/http/api-docs.ts";
 import { transcribeDoc } from "../src/routes/transcribe.ts";
+import { apiTypes, apiTypesFile } from "./api-types.ts";
 
 const readme = join(import.meta.dir, "..", "README.md");
 const byStatus = (codes: ErrorCode[]) => {
@@ -53,6 +55,7 @@ export function withGeneratedSections(text: string): string {
 
 if (import.meta.main) {
   writeFileSync(readme, withGeneratedSections(readFileSync(readme, "utf8")));
+  writeFileSync(apiTypesFile, await apiTypes());
   // Biome aligns the tables as it formats the README.
   const format = Bun.spawnSync([process.execPath, "x", "biome", "format", "--write", readme], {
     stderr: "inherit",

@@ -85,10 +85,28 @@ function withoutEmptyRequired(value: unknown): unknown {
   return out;
 }
 
+/**
+ * In an answer, a property with a default is always there (valibot fills it in): list it as
+ * required, at every depth, so a client generated from the document need not test for it.
+ */
+function defaultsRequired(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(defaultsRequired);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key] = defaultsRequired(inner);
+  const properties = out.properties as Record<string, { default?: unknown }> | undefined;
+  if (properties && typeof properties === "object") {
+    const filled = Object.keys(properties).filter((name) => properties[name]?.default !== undefined);
+    const required = new Set([...((out.required as string[] | undefined) ?? []), ...filled]);
+    if (required.size > 0) out.required = [...required];
+  }
+  return out;
+}
+
 function jsonSchema(schema: GenericSchema, mode: "input" | "output"): JsonSchema {
   // Transforms and custom checks have no JSON Schema form; document the shape and move on.
   const converted = toJsonSchema(schema, { target: "openapi-3.0", typeMode: mode, errorMode: "ignore" });
-  return withoutEmptyRequired(converted) as JsonSchema;
+  return withoutEmptyRequired(mode === "output" ? defaultsRequired(converted) : converted) as JsonSchema;
 }
 
 function parameters(schema: GenericSchema | undefined, where: "path" | "query") {

@@ -13,12 +13,24 @@ const keyParams = v.object({
 });
 const putBody = v.object({ value: v.unknown() });
 
+/** What a form needs of a setting's JSON Schema (OpenAPI 3.0's dialect), beside the rest of it. */
+const settingSchemaSchema = v.looseObject({
+  type: v.optional(v.string()),
+  format: v.optional(v.string()),
+  enum: v.optional(v.array(v.unknown())),
+  nullable: v.optional(v.boolean()),
+  minimum: v.optional(v.number()),
+  maximum: v.optional(v.number()),
+  minLength: v.optional(v.number()),
+  maxLength: v.optional(v.number()),
+});
+
 const catalogEntrySchema = v.object({
   key: v.string(),
   description: v.string(),
   default: v.unknown(),
   secret: v.boolean(),
-  schema: v.record(v.string(), v.unknown()),
+  schema: settingSchemaSchema,
 });
 
 function describeCatalog() {

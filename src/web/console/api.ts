@@ -1,5 +1,6 @@
 // The console's HTTP client: every screen talks to the documented API through these, so nothing
-// the console does is impossible with curl.
+// the console does is impossible with curl, and every answer is typed by the API reference.
+import type { paths } from "./api-paths";
 
 /** An error answer from svc: its status, stable code, sentence and details. */
 export class ApiError extends Error {
@@ -32,7 +33,7 @@ async function failure(response: Response): Promise<ApiError> {
 }
 
 /** Sends a request; an error answer becomes an `ApiError`, a network failure a sentence. */
-export async function request(path: string, init?: RequestInit): Promise<Response> {
+async function request(path: string, init?: RequestInit): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(path, init);
@@ -43,36 +44,98 @@ export async function request(path: string, init?: RequestInit): Promise<Respons
   return response;
 }
 
-/** GET (or any method) answering JSON. */
-export async function api<T>(path: string, init?: RequestInit): Promise<T> {
-  const response = await request(path, init);
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
+export type Method = "get" | "post" | "put" | "patch" | "delete";
+
+/** The documented paths (`/api/history/{id}`) that answer `M`. */
+export type PathOf<M extends Method> = {
+  [P in keyof paths]: paths[P] extends Record<M, unknown> ? P : never;
+}[keyof paths];
+
+type Operation<M extends Method, P extends keyof paths> = paths[P] extends Record<M, infer O> ? O : never;
+
+type JsonOf<R> = [R] extends [{ content: never }]
+  ? undefined
+  : R extends { content: { "application/json": infer Body } }
+    ? Body
+    : undefined;
+
+/** A call's answer when it succeeds, as the API reference declares it (undefined for 204). */
+export type Answer<M extends Method, P extends keyof paths> =
+  Operation<M, P> extends { responses: infer R } ? JsonOf<R[Extract<keyof R, 200 | 201 | 202 | 204>]> : never;
+
+type JsonBody<O> = O extends { requestBody: { content: { "application/json": infer Body } } } ? Body : never;
+type Values<T> = { [K in keyof T]?: string | number | boolean | null };
+
+/** What a call sends besides its path: the path's parameters, its query, and a JSON or raw body. */
+type CallOptions<O> = {
+  query?: O extends { parameters: { query?: infer Q } } ? Values<Q> : never;
+  body?: JsonBody<O>;
+  /** A body sent as it is (audio, a file) instead of JSON; `headers` names its type. */
+  raw?: BodyInit;
+  headers?: Record<string, string>;
+};
+type Args<O> = O extends { parameters: { path: infer Params } }
+  ? [options: CallOptions<O> & { params: { [K in keyof Params]: string | number } }]
+  : [options?: CallOptions<O>];
+
+/** The options a call to `path` takes: required when the path has parameters. */
+export type CallArgs<M extends Method, P extends keyof paths> = Args<Operation<M, P>>;
+
+/** The URL of a call: `{name}` replaced by its parameter, then the query string. */
+export function urlOf(path: string, options: Pick<SentOptions, "params" | "query"> = {}): string {
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = options.params?.[name];
+    if (value === undefined) throw new Error(`${path} needs its ${name} parameter`);
+    return encodeURIComponent(String(value));
+  });
+  return `${filled}${options.query ? query(options.query) : ""}`;
 }
 
-/** A JSON body with its content type (svc's JSON routes take only application/json). */
-export function json(method: string, body?: unknown): RequestInit {
-  return body === undefined
-    ? { method }
-    : { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+interface SentOptions {
+  body?: unknown;
+  raw?: BodyInit;
+  headers?: Record<string, string>;
+  params?: Record<string, string | number>;
+  query?: Parameters<typeof query>[0];
 }
+
+async function call(method: Method, path: string, options: SentOptions = {}): Promise<unknown> {
+  const { body, raw, headers } = options;
+  const init: RequestInit = { method: method.toUpperCase(), headers: { ...headers } };
+  if (raw !== undefined) init.body = raw;
+  else if (body !== undefined) {
+    init.headers = { "content-type": "application/json", ...headers };
+    init.body = JSON.stringify(body);
+  }
+  const response = await request(urlOf(path, options), init);
+  return response.status === 204 ? undefined : await response.json();
+}
+
+const caller =
+  <M extends Method>(method: M) =>
+  <P extends PathOf<M>>(path: P, ...[options]: Args<Operation<M, P>>): Promise<Answer<M, P>> =>
+    call(method, path, options as SentOptions) as Promise<Answer<M, P>>;
+
+/**
+ * The documented API, typed by its reference (api-paths.d.ts, generated from the OpenAPI document):
+ * `api.get("/api/history/{id}", { params: { id } })` answers what that route declares.
+ */
+export const api = {
+  get: caller("get"),
+  post: caller("post"),
+  put: caller("put"),
+  patch: caller("patch"),
+  delete: caller("delete"),
+};
 
 /** A query string from the defined, non-empty values. */
-export function query(params: Record<string, string | number | boolean | undefined | null>): string {
+function query(params: Record<string, string | number | boolean | undefined | null>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
   }
   const text = search.toString();
   return text ? `?${text}` : "";
-}
-
-/** A page of a list route. */
-export interface ListPage<T> {
-  items: T[];
-  total: number;
-  limit: number;
-  offset: number;
 }
 
 /** What to tell a person about a failure: the API's sentence, or the error's. */

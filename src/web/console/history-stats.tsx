@@ -1,22 +1,14 @@
 // History totals and a per-day bar chart from `GET /api/history/stats`, with days bounded in the
 // browser's time zone. The bars are SVG geometry (attributes, not style), so the CSP holds.
+import type { Answer } from "./api.ts";
 import type { Resource } from "./ui.tsx";
 
-export interface HistoryStats {
-  sessions: number;
-  words: number;
-  audioMs: number;
-  averageProcessingMs: number | null;
-  wordsPerMinute: number | null;
-  today: number;
-  days: { date: string; sessions: number; words: number }[];
-}
+export type HistoryStats = Answer<"get", "/api/history/stats">;
 
 export const statsDays = 30;
 
-/** The stats route for the last `statsDays` days as this browser counts them. */
-export const statsPath = () =>
-  `/api/history/stats?days=${statsDays}&tzOffsetMinutes=${-new Date().getTimezoneOffset()}`;
+/** The stats query for the last `statsDays` days as this browser counts them. */
+export const statsQuery = () => ({ days: statsDays, tzOffsetMinutes: -new Date().getTimezoneOffset() });
 
 function duration(ms: number): string {
   const seconds = Math.round(ms / 1000);

@@ -2,13 +2,15 @@
 // entry being edited. Enter saves, Escape cancels; the API's messages appear at their fields.
 import { useState } from "preact/hooks";
 import { fieldErrors } from "./field-errors.ts";
-import type { LexiconEntry, LexiconField } from "./lexicon-spec.ts";
+import { fieldOf, type LexiconEntry, type LexiconField } from "./lexicon-spec.ts";
 import { ErrorText, useAction } from "./ui.tsx";
 
 export type Draft = Record<string, string>;
 
 const draftOf = (fields: readonly LexiconField[], entry?: LexiconEntry): Draft =>
-  Object.fromEntries(fields.map((field) => [field.name, String(entry?.[field.name] ?? "")]));
+  Object.fromEntries(
+    fields.map((field) => [field.name, String((entry && fieldOf(entry, field.name)) ?? "")]),
+  );
 
 export function EditRow(props: {
   idPrefix: string;

@@ -1,9 +1,17 @@
 // What tells the dictionary screen from the vocabulary screen: the route, the fields and the words
 // used to describe them. Everything else is one table (lexicon-table.tsx).
 import type { ComponentChildren } from "preact";
+import type { Answer } from "./api.ts";
 
-/** An entry as the API lists it: an id and its fields. */
-export type LexiconEntry = { id: number } & Record<string, unknown>;
+/** `/api/dictionary` or `/api/vocabulary`. */
+export type LexiconPath = `/api/${LexiconSpec["name"]}`;
+
+/** An entry as the API lists it. */
+export type LexiconEntry = Answer<"get", LexiconPath>["items"][number];
+
+/** A field of an entry by its API name: the table reads the fields its spec lists. */
+export const fieldOf = (entry: LexiconEntry, name: string): unknown =>
+  (entry as Record<string, unknown>)[name];
 
 export interface LexiconField {
   /** The API's field name: "key", "value", "term", "notes". */

@@ -1,10 +1,10 @@
 // The dictionary and vocabulary screens: search, page, add, edit and delete entries in one table,
 // import and export files; kept current by `<name>.changed` and `data.imported` events.
 import { useEffect, useState } from "preact/hooks";
-import { api, json, type ListPage, messageOf, query } from "./api.ts";
+import { api, messageOf } from "./api.ts";
 import { useServerEvents } from "./events.ts";
 import { type Draft, EditRow } from "./lexicon-row.tsx";
-import type { LexiconEntry, LexiconSpec } from "./lexicon-spec.ts";
+import { fieldOf, type LexiconEntry, type LexiconPath, type LexiconSpec } from "./lexicon-spec.ts";
 import { LexiconTransfer } from "./lexicon-transfer.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "./list-controls.tsx";
 import { toast } from "./toast.tsx";
@@ -12,16 +12,24 @@ import { ConfirmButton, ErrorText, Screen, useResource } from "./ui.tsx";
 
 const pageSize = 50;
 
-/** The body of a create (blank optional fields left out) or of a patch (changed fields only). */
+/**
+ * The body of a create (blank optional fields left out) or of a patch (changed fields only), built
+ * from the spec's fields at run time: it is sent as JSON text, and the API validates it.
+ */
 function bodyOf(spec: LexiconSpec, draft: Draft, entry?: LexiconEntry): Record<string, string> {
   const body: Record<string, string> = {};
   for (const field of spec.fields) {
     const value = draft[field.name] ?? "";
-    if (entry ? value !== String(entry[field.name] ?? "") : field.required || value.trim() !== "")
+    if (entry ? value !== String(fieldOf(entry, field.name) ?? "") : field.required || value.trim() !== "")
       body[field.name] = value;
   }
   return body;
 }
+
+const asJson = (body: Record<string, string>) => ({
+  raw: JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
 
 export function LexiconScreen(props: { spec: LexiconSpec }) {
   const { spec } = props;
@@ -31,9 +39,8 @@ export function LexiconScreen(props: { spec: LexiconSpec }) {
   const settled = useDebounced(search.trim(), 250);
   const [offset, setOffset] = useState(0);
   const [editing, setEditing] = useState<number | null>(null);
-  const list = useResource<ListPage<LexiconEntry>>(
-    `/api/${name}${query({ search: settled, limit: pageSize, offset })}`,
-  );
+  const path: LexiconPath = `/api/${name}`;
+  const list = useResource(path, { query: { search: settled, limit: pageSize, offset } });
   useServerEvents([`${name}.changed`, "data.imported"], () => void list.reload());
   useEffect(() => setOffset(0), [settled]);
 
@@ -43,23 +50,24 @@ export function LexiconScreen(props: { spec: LexiconSpec }) {
     if (page && page.items.length === 0 && page.offset > 0) setOffset(lastPageOffset(page.total, pageSize));
   }, [page]);
 
-  const keyOf = (entry: LexiconEntry) => String(entry[keyField] ?? "");
+  const keyOf = (entry: LexiconEntry) => String(fieldOf(entry, keyField) ?? "");
   const focusEdit = (id: number) => setTimeout(() => document.getElementById(`${name}-edit-${id}`)?.focus());
   const create = async (draft: Draft) => {
-    const created = await api<LexiconEntry>(`/api/${name}`, json("POST", bodyOf(spec, draft)));
+    const created = await api.post(path, asJson(bodyOf(spec, draft)));
     toast(`Added “${keyOf(created)}”.`, "success");
     await list.reload();
   };
   const update = (entry: LexiconEntry) => async (draft: Draft) => {
     const body = bodyOf(spec, draft, entry);
-    if (Object.keys(body).length > 0) await api(`/api/${name}/${entry.id}`, json("PATCH", body));
+    if (Object.keys(body).length > 0)
+      await api.patch(`${path}/{id}`, { params: { id: entry.id }, ...asJson(body) });
     setEditing(null);
     focusEdit(entry.id);
     await list.reload();
   };
   const remove = async (entry: LexiconEntry) => {
     try {
-      await api(`/api/${name}/${entry.id}`, json("DELETE"));
+      await api.delete(`${path}/{id}`, { params: { id: entry.id } });
       toast(`Deleted “${keyOf(entry)}”.`, "success");
       await list.reload();
     } catch (error) {
@@ -121,7 +129,7 @@ export function LexiconScreen(props: { spec: LexiconSpec }) {
                 <tr key={entry.id}>
                   {fields.map((field) => (
                     <td key={field.name} data-label={field.label} class="cell-text">
-                      {String(entry[field.name] ?? "") || null}
+                      {String(fieldOf(entry, field.name) ?? "") || null}
                     </td>
                   ))}
                   {spec.extra?.map((column) => (

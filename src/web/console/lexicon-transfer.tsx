@@ -1,7 +1,7 @@
 // Import (JSON or CSV, all or nothing) and export of the dictionary or vocabulary through
 // `POST /api/<name>/import` and `GET /api/<name>/export`. A refused file lists the API's problems.
 import { useState } from "preact/hooks";
-import { ApiError, api, query } from "./api.ts";
+import { type Answer, ApiError, api } from "./api.ts";
 import { toast } from "./toast.tsx";
 import { ErrorText, useAction } from "./ui.tsx";
 
@@ -12,12 +12,7 @@ interface RowProblem {
   message: string;
 }
 
-interface ImportSummary {
-  created: number;
-  updated: number;
-  unchanged: number;
-  deleted: number;
-}
+type ImportSummary = Answer<"post", "/api/dictionary/import" | "/api/vocabulary/import">;
 
 /** The body's Content-Type, by extension first (browsers often leave CSV untyped). */
 export function importType(file: { name: string; type: string }): "application/json" | "text/csv" | null {
@@ -58,10 +53,10 @@ export function LexiconTransfer(props: {
     action.run(async () => {
       const type = importType(file);
       if (!type) throw new Error(`“${file.name}” is neither a .json nor a .csv file; choose one of those.`);
-      const summary = await api<ImportSummary>(`/api/${name}/import${query({ mode })}`, {
-        method: "POST",
+      const summary = await api.post(`/api/${name}/import`, {
+        query: { mode },
         headers: { "content-type": type },
-        body: file,
+        raw: file,
       });
       toast(summaryText(summary), "success");
       props.onImported();

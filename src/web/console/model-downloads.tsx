@@ -1,21 +1,13 @@
 // Speech models as GET /api/models describes them, kept current by the models.* events, and the
 // download control the first-run offer and the Models screen share.
 import { useEffect, useRef, useState } from "preact/hooks";
-import type {
-  DownloadState,
-  ModelEntry,
-  ModelsOverview,
-} from "../../dictation/engines/whisper/models/overview.ts";
-import { api, json } from "./api.ts";
+import { type Answer, api } from "./api.ts";
 import { onConnectionChange, type ServerEvent, useServerEvents } from "./events.ts";
 import { ErrorText, formatBytes, useAction, useResource } from "./ui.tsx";
 
-// The API's shapes, as the server declares them (type imports only: nothing of the server is bundled).
-export type {
-  DownloadState,
-  ModelEntry,
-  ModelsOverview,
-} from "../../dictation/engines/whisper/models/overview.ts";
+export type ModelsOverview = Answer<"get", "/api/models">;
+export type ModelEntry = ModelsOverview["models"][number];
+export type DownloadState = ModelsOverview["downloads"][number];
 
 export interface ModelDownloads {
   overview: ModelsOverview | undefined;
@@ -35,7 +27,7 @@ const isDownload = (event: ServerEvent): event is ServerEvent & DownloadState =>
  * and models.deleted reload it (a failure's sentence is the model's lastFailure there).
  */
 export function useModelDownloads(options: { onInstalled?: (id: string) => void } = {}): ModelDownloads {
-  const resource = useResource<ModelsOverview>("/api/models");
+  const resource = useResource("/api/models");
   const { reload } = resource;
   const [live, setLive] = useState<Record<string, DownloadState | null>>({});
   const onInstalled = useRef(options.onInstalled);
@@ -72,10 +64,7 @@ export function useModelDownloads(options: { onInstalled?: (id: string) => void 
   };
 
   const pull = async (id: string) => {
-    const result = await api<{ status: string; download?: DownloadState }>(
-      `/api/models/${encodeURIComponent(id)}/pull`,
-      json("POST"),
-    );
+    const result = await api.post("/api/models/{id}/pull", { params: { id } });
     if (result.status === "installed") {
       await reload();
       onInstalled.current?.(id);

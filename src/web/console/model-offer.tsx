@@ -1,6 +1,6 @@
 // The first-run card: no speech model is installed, so offer the default one. Nothing is
 // downloaded until the person presses the button.
-import { api, json } from "./api.ts";
+import { api } from "./api.ts";
 import { ModelDownload, type ModelsOverview, useModelDownloads } from "./model-downloads.tsx";
 import { ErrorText, formatBytes, useAction } from "./ui.tsx";
 
@@ -23,7 +23,7 @@ export function DefaultModelOffer(props: { onInstalled?: () => void }) {
   const noneInstalled = !overview.models.some((entry) => entry.installed);
   const use = () =>
     activate.run(async () => {
-      await api("/api/settings/stt_model", json("PUT", { value: model.id }));
+      await api.put("/api/settings/{key}", { params: { key: "stt_model" }, body: { value: model.id } });
       props.onInstalled?.();
     });
   return (

@@ -1,13 +1,11 @@
 // The installed plugins, shared by the navigation (their pages) and the Plugins screen, kept
 // current by the plugins.* events.
 import { useEffect, useState } from "preact/hooks";
-import type { PluginPageView, PluginStatus } from "../../plugins/types.ts";
-import { api } from "./api.ts";
+import { type Answer, api } from "./api.ts";
 import { onServerEvent } from "./events.ts";
 
-// The API's shapes, as the server declares them (type imports only: nothing of the server is bundled).
-export type PluginInfo = PluginStatus;
-export type PluginPageInfo = PluginPageView;
+export type PluginInfo = Answer<"get", "/api/plugins">["items"][number];
+export type PluginPageInfo = PluginInfo["pages"][number];
 
 interface State {
   plugins: PluginInfo[];
@@ -22,7 +20,7 @@ let started = false;
 /** Fetches the list again (after an action, or when an event says it changed). */
 export async function refreshPlugins(): Promise<void> {
   try {
-    const list = await api<{ items: PluginInfo[] }>("/api/plugins");
+    const list = await api.get("/api/plugins");
     state = { plugins: list.items, error: undefined, loaded: true };
   } catch (error) {
     state = { ...state, error, loaded: true };

@@ -2,30 +2,12 @@
 // /api/settings/schema): saved with PUT /api/settings/:key, reset with DELETE, and the API's
 // validation sentence shown at the field. Secrets are write-only: only "set" or "not set" shows.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, json } from "./api.ts";
+import { type Answer, api } from "./api.ts";
 import { toast } from "./toast.tsx";
 import { ErrorText, useAction } from "./ui.tsx";
 
-export interface JsonSchema {
-  type?: string;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  minLength?: number;
-  maxLength?: number;
-  nullable?: boolean;
-  format?: string;
-  anyOf?: JsonSchema[];
-}
-
 /** One entry of GET /api/settings/schema. */
-export interface SettingInfo {
-  key: string;
-  description: string;
-  default: unknown;
-  secret: boolean;
-  schema: JsonSchema;
-}
+export type SettingInfo = Answer<"get", "/api/settings/schema">["items"][number];
 
 type Kind = "boolean" | "enum" | "number" | "text" | "url" | "long-text" | "secret" | "json";
 
@@ -113,10 +95,7 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
   const put = () =>
     save.run(async () => {
       const value = parseDraft(info, kind, current);
-      const view = await api<{ value: unknown; cleared?: string[] }>(
-        `/api/settings/${info.key}`,
-        json("PUT", { value }),
-      );
+      const view = await api.put("/api/settings/{key}", { params: { key: info.key }, body: { value } });
       showStored(view.value);
       const cleared = view.cleared ?? [];
       if (cleared.length === 0) toast(`Saved ${info.key}.`, "success");
@@ -129,7 +108,7 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
     });
   const reset = () =>
     save.run(async () => {
-      await api(`/api/settings/${info.key}`, { method: "DELETE" });
+      await api.delete("/api/settings/{key}", { params: { key: info.key } });
       showStored(info.default);
       toast(info.secret ? `Removed ${info.key}.` : `${info.key} is back to its default.`, "success");
     });

@@ -2,7 +2,7 @@
 // a button that asks twice before destroying something, and copy to the clipboard.
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { api, messageOf } from "./api.ts";
+import { type Answer, api, type CallArgs, messageOf, type PathOf, urlOf } from "./api.ts";
 import { toast } from "./toast.tsx";
 
 export function Screen(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
@@ -34,20 +34,30 @@ export interface Resource<T> {
   reload: () => Promise<void>;
 }
 
-/** Loads JSON from `path` (again whenever the path changes or `reload` is called). */
-export function useResource<T>(path: string | null): Resource<T> {
+/**
+ * Loads a documented GET route (again whenever its URL changes or `reload` is called); `null`
+ * loads nothing yet.
+ */
+export function useResource<P extends PathOf<"get">>(
+  path: P | null,
+  ...args: CallArgs<"get", P>
+): Resource<Answer<"get", P>> {
+  type T = Answer<"get", P>;
+  const url = path === null ? null : urlOf(path, args[0]);
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
-  const latest = useRef(path);
-  latest.current = path;
+  const latest = useRef(url);
+  latest.current = url;
+  const options = useRef(args);
+  options.current = args;
   const reload = useCallback(async () => {
     if (path === null) return;
     try {
-      const data = await api<T>(path);
-      if (latest.current === path) setState({ data, loading: false });
+      const data = await api.get(path, ...options.current);
+      if (latest.current === url) setState({ data, loading: false });
     } catch (error) {
-      if (latest.current === path) setState((old) => ({ data: old.data, error, loading: false }));
+      if (latest.current === url) setState((old) => ({ data: old.data, error, loading: false }));
     }
-  }, [path]);
+  }, [path, url]);
   useEffect(() => {
     setState((old) => ({ data: old.data, loading: true }));
     void reload();

@@ -1,29 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, api, request } from "../api.ts";
+import { type Answer, ApiError, api } from "../api.ts";
 import { type LiveConnection, type LiveText, openLive } from "../audio/live.ts";
 import { type Recording, startRecording } from "../audio/recorder.ts";
 import { useServerEvents } from "../events.ts";
 import { DefaultModelOffer } from "../model-offer.tsx";
 import { copyText, ErrorText, Screen } from "../ui.tsx";
 
-interface TranscribeResult {
-  text: string;
-  raw: string;
-  language: string;
-  audioDurationMs: number;
-  durationMs: number;
-  engine: string;
-  model: string;
-  historyId: number | null;
-  format: { id: number; label: string } | null;
-  timings: Record<string, number>;
-}
-
-interface ModelsOverview {
-  active: string;
-  activeInstalled: boolean;
-  defaultModel: string;
-}
+type TranscribeResult = Answer<"post", "/api/transcribe">;
+type ModelsOverview = Answer<"get", "/api/models">;
 
 type Phase = "idle" | "starting" | "recording" | "sending";
 
@@ -93,9 +77,9 @@ export function DictateScreen() {
   phaseRef.current = phase;
 
   const loadModels = () => {
-    api<ModelsOverview>("/api/models").then(setModels, () => {});
-    api<{ value: string }>("/api/settings/stt_engine").then(
-      (setting) => setEngine(setting.value),
+    api.get("/api/models").then(setModels, () => {});
+    api.get("/api/settings/{key}", { params: { key: "stt_engine" } }).then(
+      (setting) => setEngine(String(setting.value)),
       () => {},
     );
   };
@@ -110,8 +94,7 @@ export function DictateScreen() {
     if (appContext.trim()) headers["x-app-context"] = appContext.trim();
     if (language) headers["x-language"] = language;
     try {
-      const response = await request("/api/transcribe", { method: "POST", headers, body });
-      setResult((await response.json()) as TranscribeResult);
+      setResult(await api.post("/api/transcribe", { headers, raw: body }));
     } catch (caught) {
       setError(caught);
       if (caught instanceof ApiError && caught.code === "model_unavailable") loadModels();

@@ -11,7 +11,7 @@ const dictionary: LexiconSpec = {
     { name: "key", label: "When you say", placeholder: "e.g. post gress", required: true },
     { name: "value", label: "Write", placeholder: "e.g. PostgreSQL", required: true },
   ],
-  extra: [{ label: "Used", render: (entry) => String(entry.usageCount ?? 0) }],
+  extra: [{ label: "Used", render: (entry) => String("usageCount" in entry ? entry.usageCount : 0) }],
   empty: "The dictionary is empty. Add an entry in the first row, or import a JSON or CSV file.",
 };
 

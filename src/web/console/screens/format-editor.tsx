@@ -1,14 +1,12 @@
 // The form that creates a format (POST /api/formats) or changes one (PATCH /api/formats/:id),
 // with the API's validation messages shown at the fields they concern.
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { FormatStyle } from "../../../formats/style.ts";
-import type { Format } from "../../../formats/types.ts";
-import { ApiError, api, json } from "../api.ts";
+import { type Answer, ApiError, api } from "../api.ts";
 import { toast } from "../toast.tsx";
 import { ErrorText, useAction } from "../ui.tsx";
 
-// The API's shape, as the server declares it (a type import: nothing of the server is bundled).
-export type { Format } from "../../../formats/types.ts";
+export type Format = Answer<"get", "/api/formats/{id}">;
+type FormatStyle = Format["style"];
 
 type Draft = Pick<Format, "label" | "appPattern" | "instructions" | "enabled" | "style"> & {
   priority: string;
@@ -66,10 +64,15 @@ export function FormatEditor(props: { format: Format | null; onDone: () => void 
   const submit = () =>
     save.run(async () => {
       const priority = draft.priority.trim() === "" ? 0 : Number(draft.priority);
-      const body = { ...draft, priority: Number.isFinite(priority) ? priority : draft.priority };
+      // A priority that is not a number is sent as typed: the API's sentence says what is wrong.
+      const raw = JSON.stringify({
+        ...draft,
+        priority: Number.isFinite(priority) ? priority : draft.priority,
+      });
+      const headers = { "content-type": "application/json" };
       const saved = format
-        ? await api<Format>(`/api/formats/${format.id}`, json("PATCH", body))
-        : await api<Format>("/api/formats", json("POST", body));
+        ? await api.patch("/api/formats/{id}", { params: { id: format.id }, raw, headers })
+        : await api.post("/api/formats", { raw, headers });
       toast(format ? `Saved “${saved.label}”.` : `Created “${saved.label}”.`, "success");
       props.onDone();
     });

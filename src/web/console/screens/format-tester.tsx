@@ -1,15 +1,17 @@
 // Try an app context: which format matches (GET /api/formats/match) and what the text pipeline
 // makes of a sample (POST /api/post-process), both with the x-app-context header a client sends.
 import { useEffect, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { type Answer, api } from "../api.ts";
 import { ErrorText, useAction } from "../ui.tsx";
-import type { Format } from "./format-editor.tsx";
+
+type Match = Answer<"get", "/api/formats/match">;
+type Processed = Answer<"post", "/api/post-process">;
 
 interface Result {
-  format: Format | null;
+  format: Match["format"];
   text: string;
   cleanup: string;
-  used: { id: number; label: string } | null;
+  used: Processed["format"];
 }
 
 const sample = "um so the meeting moved to thursday comma can you join question mark";
@@ -33,15 +35,8 @@ export function FormatTester(props: { version: number }) {
     action.run(async () => {
       const headers = contextHeader(context);
       const [match, processed] = await Promise.all([
-        api<{ format: Format | null }>("/api/formats/match", { headers }),
-        api<{ text: string; format: Result["used"]; stages: { cleanup: { mode: string } } }>(
-          "/api/post-process",
-          {
-            method: "POST",
-            headers: { ...headers, "content-type": "application/json" },
-            body: JSON.stringify({ text }),
-          },
-        ),
+        api.get("/api/formats/match", { headers }),
+        api.post("/api/post-process", { headers, body: { text } }),
       ]);
       setResult({
         format: match.format,

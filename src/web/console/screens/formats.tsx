@@ -1,7 +1,7 @@
 // Output formats per app: the user's own and the built-ins, with create, edit, enable/disable,
 // delete, reset of the built-ins and a tester; kept current by formats.changed and data.imported.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, json } from "../api.ts";
+import { ApiError, api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useAction, useResource } from "../ui.tsx";
@@ -30,12 +30,14 @@ function FormatItem(props: { format: Format; onEdit: (format: Format) => void })
   useEffect(() => setEnabled(format.enabled), [format.enabled]);
   const toggle = async (next: boolean) => {
     setEnabled(next);
-    const saved = await action.run(() => api(`/api/formats/${format.id}`, json("PATCH", { enabled: next })));
+    const saved = await action.run(() =>
+      api.patch("/api/formats/{id}", { params: { id: format.id }, body: { enabled: next } }),
+    );
     if (!saved) setEnabled(format.enabled);
   };
   const remove = () =>
     action.run(async () => {
-      await api(`/api/formats/${format.id}`, { method: "DELETE" });
+      await api.delete("/api/formats/{id}", { params: { id: format.id } });
       toast(`Deleted “${format.label}”.`, "success");
     });
   const builtinRefusal = action.error instanceof ApiError && action.error.code === "builtin_format";
@@ -108,7 +110,7 @@ function FormatList(props: {
 }
 
 export function FormatsScreen() {
-  const list = useResource<{ items: Format[] }>("/api/formats?limit=500");
+  const list = useResource("/api/formats", { query: { limit: 500 } });
   const [editing, setEditing] = useState<Format | "new" | null>(null);
   const [version, setVersion] = useState(0);
   const reset = useAction();
@@ -119,7 +121,7 @@ export function FormatsScreen() {
   const formats = list.data?.items ?? [];
   const resetBuiltins = () =>
     reset.run(async () => {
-      const { restored } = await api<{ restored: number }>("/api/formats/reset", json("POST"));
+      const { restored } = await api.post("/api/formats/reset");
       toast(`Restored ${restored} built-in formats.`, "success");
     });
 

@@ -1,21 +1,12 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, json, type ListPage, messageOf, query } from "../api.ts";
+import { type Answer, api, messageOf } from "../api.ts";
 import { useServerEvents } from "../events.ts";
-import { type HistoryStats, HistoryStatsPanel, statsPath } from "../history-stats.tsx";
+import { HistoryStatsPanel, statsQuery } from "../history-stats.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
 
-interface HistoryItem {
-  id: number;
-  finalText: string;
-  wordCount: number;
-  engine: string;
-  language: string | null;
-  appContext: { app?: string; title?: string; url?: string } | null;
-  formatLabel: string | null;
-  createdAt: string;
-}
+type HistoryItem = Answer<"get", "/api/history">["items"][number];
 
 const pageSize = 20;
 const pad = (n: number) => String(Math.floor(n)).padStart(2, "0");
@@ -92,10 +83,8 @@ export function HistoryScreen() {
   const [offset, setOffset] = useState(0);
   const settled = useDebounced(search.trim(), 300);
   const filters = { search: settled, from: localDayBound(from, false), to: localDayBound(to, true) };
-  const list = useResource<ListPage<HistoryItem>>(
-    `/api/history${query({ ...filters, limit: pageSize, offset })}`,
-  );
-  const stats = useResource<HistoryStats>(statsPath());
+  const list = useResource("/api/history", { query: { ...filters, limit: pageSize, offset } });
+  const stats = useResource("/api/history/stats", { query: statsQuery() });
   const reload = () => Promise.all([list.reload(), stats.reload()]);
   useServerEvents(["history."], () => void reload());
   useEffect(() => setOffset(0), [settled, from, to]);
@@ -115,9 +104,8 @@ export function HistoryScreen() {
     }
   };
   const removeOne = (item: HistoryItem) =>
-    act(() => api(`/api/history/${item.id}`, json("DELETE")), "Deleted the dictation.");
-  const removeAll = () =>
-    act(() => api<{ deleted: number }>("/api/history", json("DELETE")), "Deleted all history.");
+    act(() => api.delete("/api/history/{id}", { params: { id: item.id } }), "Deleted the dictation.");
+  const removeAll = () => act(() => api.delete("/api/history"), "Deleted all history.");
   const filtered = Boolean(settled || from || to);
 
   return (

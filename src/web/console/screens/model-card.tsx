@@ -1,7 +1,7 @@
 // One whisper model on the Models screen: what it is, its state, and what can be done with it
 // (download, cancel, make active, delete).
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, json } from "../api.ts";
+import { ApiError, api } from "../api.ts";
 import { ModelDownload, type ModelDownloads, type ModelEntry } from "../model-downloads.tsx";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, formatBytes, useAction } from "../ui.tsx";
@@ -31,7 +31,6 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
   const { model, downloads } = props;
   const action = useAction();
   const [inUse, setInUse] = useState<string | null>(null);
-  const path = `/api/models/${encodeURIComponent(model.id)}`;
   // Once another model is active, the refusal no longer holds.
   useEffect(() => {
     if (!model.active) setInUse(null);
@@ -40,7 +39,7 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
 
   const activate = () =>
     action.run(async () => {
-      await api("/api/settings/stt_model", json("PUT", { value: model.id }));
+      await api.put("/api/settings/{key}", { params: { key: "stt_model" }, body: { value: model.id } });
       toast(`${model.id} is now the active model.`, "success");
       await downloads.reload();
     });
@@ -48,7 +47,10 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
     action.run(async () => {
       setInUse(null);
       try {
-        await api(`${path}${force ? "?force=true" : ""}`, { method: "DELETE" });
+        await api.delete("/api/models/{id}", {
+          params: { id: model.id },
+          query: { force: force || undefined },
+        });
       } catch (error) {
         if (error instanceof ApiError && error.code === "model_in_use") {
           setInUse(error.message);

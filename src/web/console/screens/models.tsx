@@ -1,9 +1,9 @@
 // The speech engine (stt_engine, with the remote engine's settings) and the whisper models:
 // presets and imported files, their downloads (progress from /api/events) and the active one.
-import { api, json } from "../api.ts";
+import { api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { useModelDownloads } from "../model-downloads.tsx";
-import { SettingField, type SettingInfo } from "../setting-field.tsx";
+import { SettingField } from "../setting-field.tsx";
 import { toast } from "../toast.tsx";
 import { ErrorText, Screen, useAction, useResource } from "../ui.tsx";
 import { ModelCard } from "./model-card.tsx";
@@ -29,7 +29,7 @@ function EngineChoice(props: { engines: string[]; current: string }) {
   const action = useAction();
   const choose = (engine: string) =>
     action.run(async () => {
-      await api("/api/settings/stt_engine", json("PUT", { value: engine }));
+      await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine } });
       toast(`Dictation now uses ${engineText[engine]?.title ?? engine}.`, "success");
     });
   return (
@@ -65,8 +65,8 @@ function EngineChoice(props: { engines: string[]; current: string }) {
 
 export function ModelsScreen() {
   const downloads = useModelDownloads({ onInstalled: (id) => toast(`${id} is installed.`, "success") });
-  const schema = useResource<{ items: SettingInfo[] }>("/api/settings/schema");
-  const settings = useResource<Record<string, unknown>>("/api/settings");
+  const schema = useResource("/api/settings/schema");
+  const settings = useResource("/api/settings");
   useServerEvents(["settings.changed", "settings.deleted"], () => void settings.reload());
   const { overview } = downloads;
   const infos = schema.data?.items ?? [];

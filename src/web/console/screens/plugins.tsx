@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { api, json, query } from "../api.ts";
+import { api } from "../api.ts";
 import { iconGlyph } from "../icons.ts";
 import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
 import { toast } from "../toast.tsx";
@@ -24,10 +24,7 @@ function InstallForm() {
       onSubmit={(event) => {
         event.preventDefault();
         void install.run(async () => {
-          const result = await api<{ plugin: PluginInfo }>(
-            "/api/plugins/install",
-            json("POST", { npmName: name.trim(), enable }),
-          );
+          const result = await api.post("/api/plugins/install", { body: { npmName: name.trim(), enable } });
           toast(`Installed ${pluginTitle(result.plugin)} ${result.plugin.version ?? ""}`.trim(), "success");
           setName("");
           await refreshPlugins();
@@ -76,7 +73,7 @@ function PluginRow(props: { plugin: PluginInfo }) {
   const { plugin } = props;
   const action = useAction();
   const state = pluginState(plugin);
-  const byName = query({ name: plugin.name });
+  const byName = { name: plugin.name };
   const act = (work: () => Promise<unknown>, done: string) =>
     void action.run(async () => {
       await work();
@@ -123,7 +120,8 @@ function PluginRow(props: { plugin: PluginInfo }) {
             disabled={action.busy}
             onClick={() =>
               act(
-                () => api(`/api/plugins/${plugin.slug}/disable${byName}`, json("POST")),
+                () =>
+                  api.post("/api/plugins/{slug}/disable", { params: { slug: plugin.slug }, query: byName }),
                 `${pluginTitle(plugin)} is off`,
               )
             }
@@ -137,7 +135,8 @@ function PluginRow(props: { plugin: PluginInfo }) {
             disabled={action.busy || !plugin.installed}
             onClick={() =>
               act(
-                () => api(`/api/plugins/${plugin.slug}/enable${byName}`, json("POST")),
+                () =>
+                  api.post("/api/plugins/{slug}/enable", { params: { slug: plugin.slug }, query: byName }),
                 `${pluginTitle(plugin)} is on`,
               )
             }
@@ -151,7 +150,7 @@ function PluginRow(props: { plugin: PluginInfo }) {
           disabled={action.busy}
           onConfirm={() =>
             act(
-              () => api("/api/plugins/uninstall", json("POST", { specifier: plugin.specifier })),
+              () => api.post("/api/plugins/uninstall", { body: { specifier: plugin.specifier } }),
               `${pluginTitle(plugin)} was uninstalled`,
             )
           }
@@ -174,7 +173,7 @@ export function PluginsScreen() {
           disabled={reload.busy}
           onClick={() =>
             void reload.run(async () => {
-              await api("/api/plugins/reload", json("POST"));
+              await api.post("/api/plugins/reload");
               await refreshPlugins();
               toast("Plugins reloaded", "success");
             })

@@ -33,8 +33,8 @@ const jumpTo = (id: string) => (event: MouseEvent) => {
 };
 
 export function SettingsScreen() {
-  const schema = useResource<{ items: SettingInfo[] }>("/api/settings/schema");
-  const values = useResource<Record<string, unknown>>("/api/settings");
+  const schema = useResource("/api/settings/schema");
+  const values = useResource("/api/settings");
   useServerEvents(["settings.changed", "settings.deleted", "data.imported"], () => void values.reload());
   const sections = grouped(schema.data?.items ?? []);
   return (
