@@ -21,6 +21,7 @@ import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-export.ts";
 import { createDictateRoutes } from "./routes/dictate.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
+import { createEnginesRoutes } from "./routes/engines.ts";
 import { createEventsRoutes } from "./routes/events.ts";
 import { createFormatsRoutes } from "./routes/formats.ts";
 import { createHealthRoutes } from "./routes/health.ts";
@@ -128,12 +129,12 @@ export function createApp(deps: AppDeps) {
   mount(createDictateRoutes(deps));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
-  mount(
-    createOpenAiRoutes({ transcriber: deps.dictation.transcriber, models: deps.models, docs: deps.docs }),
-  );
+  const engines = { settings: deps.settings, models: deps.models.store };
+  mount(createOpenAiRoutes({ transcriber: deps.dictation.transcriber, engines, docs: deps.docs }));
   mount(createSettingsRoutes(deps));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
+  mount(createEnginesRoutes({ engines, docs: deps.docs }));
   mount(createDictionaryRoutes(deps));
   mount(createVocabularyRoutes(deps));
   mount(createFormatsRoutes(deps));

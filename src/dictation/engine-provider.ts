@@ -6,12 +6,15 @@ import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt, combinePrompt } from "./engines/prompt.ts";
 import { engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
-import { assertModelId, type ModelStore } from "./engines/whisper/models/store.ts";
+import type { ModelStore } from "./engines/whisper/models/store.ts";
 import type { ActiveEngine } from "./transcriber.ts";
 
 /** What one dictation may choose instead of the settings. */
 export interface EngineOverrides {
-  /** A model name, in place of the `stt_model` setting. */
+  /**
+   * A model name, in place of the settings' choice, for an engine that takes one per request
+   * (`modelPerRequest`); others answer with their own.
+   */
   model?: string;
   /** The vocabulary that biases this dictation, in place of the stored one. */
   vocabulary?: readonly string[];
@@ -129,13 +132,8 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     async current(override, options = {}) {
       const id = override ?? settings.get("stt_engine");
       const definition = engineDefinition(id);
-      const { model: wanted } = options;
-      if (wanted !== undefined) assertModelId(wanted);
-      const chosen: EngineSettings =
-        wanted === undefined
-          ? settings
-          : { get: (key) => (key === "stt_model" ? wanted : settings.get(key)) as never };
-      const { model, key, create } = definition.select({ settings: chosen, models: deps.models });
+      const requested = definition.modelPerRequest ? options.model : undefined;
+      const { model, key, create } = definition.select({ settings, models: deps.models }, requested);
       const engine = load(id, model, key, create);
       const terms = options.vocabulary ?? deps.vocabulary();
       let prompt: string | undefined;

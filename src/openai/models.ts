@@ -1,5 +1,5 @@
-// How OpenAI model names map onto svc: an installed model's id picks that model, OpenAI's own names
-// and anything else mean the active engine and model.
+// How OpenAI model names map onto svc: an installed model's id picks that model (and its engine),
+// OpenAI's own names and anything else mean the active engine and model.
 
 /** OpenAI's transcription model names, answered by svc's active engine and model. */
 export const openAiModelAliases = ["whisper-1", "gpt-4o-transcribe", "gpt-4o-mini-transcribe"] as const;
@@ -11,7 +11,7 @@ export interface OpenAiModel {
   owned_by: string;
 }
 
-/** The installed whisper models by id, then the aliases; `created` is the file's time for a model. */
+/** The installed models a request may name, then the aliases; `created` is a model file's time. */
 export function listOpenAiModels(installed: readonly { id: string; created: number }[]): OpenAiModel[] {
   return [
     ...installed.map((model) => ({
@@ -22,9 +22,4 @@ export function listOpenAiModels(installed: readonly { id: string; created: numb
     })),
     ...openAiModelAliases.map((id) => ({ id, object: "model" as const, created: 0, owned_by: "svc" })),
   ];
-}
-
-/** The svc model a request's `model` selects, or undefined for the active one. */
-export function selectedModel(name: string, installed: ReadonlySet<string>): string | undefined {
-  return installed.has(name) ? name : undefined;
 }

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { engineIds } from "../dictation/engines/ids.ts";
 import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/routes.ts";
@@ -37,6 +38,7 @@ const modelSchema = v.object({
 });
 
 const overviewSchema = v.object({
+  engine: v.picklist(engineIds),
   active: v.string(),
   activeInstalled: v.boolean(),
   defaultModel: v.string(),
@@ -59,7 +61,8 @@ export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }
     .get(
       "/",
       {
-        summary: "Speech models: presets, installed files, the active model and running downloads",
+        summary:
+          "Whisper's models: presets, installed files, the active model (stt_model) and running downloads",
         responses: { 200: { description: "Overview", schema: overviewSchema } },
       },
       (c) => c.json(models.overview()),

@@ -1,8 +1,7 @@
-import { statSync } from "node:fs";
-import { join } from "node:path";
 import type { Handler } from "hono";
 import * as v from "valibot";
-import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
+import type { EngineContext } from "../dictation/engines/definition.ts";
+import { requestableModels, requestedEngineModel } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
 import type { ErrorCode } from "../error-codes.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -12,7 +11,7 @@ import { readMultipart } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
-import { listOpenAiModels, openAiModelAliases, selectedModel } from "../openai/models.ts";
+import { listOpenAiModels, openAiModelAliases } from "../openai/models.ts";
 import { readTranscriptionFields } from "../openai/request.ts";
 import { renderTranscription, transcriptEvents } from "../openai/responses.ts";
 import { transcribeDoc } from "./transcribe.ts";
@@ -72,22 +71,12 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   errors: transcriptionErrors,
 });
 
-export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: ModelService; docs: ApiDocs }) {
-  const installedIds = () =>
-    deps.models
-      .overview()
-      .models.filter((model) => model.installed)
-      .map((model) => model.id);
-  // For the model list only: `created` is the file's time (a request's model choice needs ids alone).
-  const installed = () => {
-    const { modelsDir, models } = deps.models.overview();
-    return models
-      .filter((model) => model.installed)
-      .map((model) => {
-        const mtime = statSync(join(modelsDir, model.file), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-        return { id: model.id, created: Math.floor(mtime / 1000) };
-      });
-  };
+export function createOpenAiRoutes(deps: {
+  transcriber: Transcriber;
+  engines: EngineContext;
+  docs: ApiDocs;
+}) {
+  const installed = () => requestableModels(deps.engines);
 
   const transcription =
     (task: "transcribe" | "translate"): Handler<AppEnv> =>
@@ -111,15 +100,16 @@ export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: Mod
           details: { param: "file" },
         });
       }
-      const model = selectedModel(fields.model, new Set(installedIds()));
+      // An installed model's id selects it and its engine; OpenAI's names and any other mean the active ones.
+      const chosen = requestedEngineModel(deps.engines, fields.model);
       const result = await deps.transcriber.transcribe({
         ...upload,
         appContext: parseAppContext(c.req.header("x-app-context")),
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
         signal: c.req.raw.signal,
-        engine: model === undefined ? undefined : "whisper",
-        model,
+        engine: chosen?.engine,
+        model: chosen?.model,
         prompt: fields.prompt,
         temperature: fields.temperature,
         translate: task === "translate",
@@ -149,7 +139,7 @@ export function createOpenAiRoutes(deps: { transcriber: Transcriber; models: Mod
       "/models",
       {
         summary:
-          "Models in OpenAI's list shape: the installed whisper models, then OpenAI's names svc answers",
+          "Models in OpenAI's list shape: the installed models a request may name (each engine's that takes one per request: whisper's), then OpenAI's names svc answers",
         responses: {
           200: {
             description: "The models",

@@ -1,9 +1,17 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
+import { engineIds } from "../dictation/engines/ids.ts";
+import { engineOwning, engines } from "../dictation/engines/registry.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/routes.ts";
 import { readJson } from "../http/validate.ts";
-import { type SettingDef, settingKeys, settingsCatalog } from "../settings/catalog.ts";
+import {
+  type SettingDef,
+  type SettingKey,
+  settingGroups,
+  settingKeys,
+  settingsCatalog,
+} from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { secretMask, settingViewSchema } from "../settings/service.ts";
 import { parseOrThrow } from "../validation.ts";
@@ -30,11 +38,34 @@ const catalogEntrySchema = v.object({
   description: v.string(),
   default: v.unknown(),
   secret: v.boolean(),
+  group: v.string(),
+  advanced: v.boolean(),
   schema: settingSchemaSchema,
 });
 
+const catalogSchema = v.object({
+  /** In the order a person reads them: speech, each engine's own, then the rest. */
+  groups: v.array(v.object({ id: v.string(), title: v.string() })),
+  items: v.array(catalogEntrySchema),
+});
+
+/** Where a setting is filed: its catalog group, or for an engine's own, the engine's id. */
+function groupOf(key: SettingKey): string {
+  const { group } = settingsCatalog[key] as SettingDef;
+  // test/settings/catalog.test.ts holds every "engine" setting to exactly one engine.
+  return group === "engine" ? (engineOwning(key) ?? group) : group;
+}
+
+function describeGroups(used: ReadonlySet<string>) {
+  const [speech, ...rest] = Object.entries(settingGroups);
+  const engineGroups = engineIds.map((id) => [id, engines[id].title] as const);
+  return [...(speech ? [speech] : []), ...engineGroups, ...rest]
+    .filter(([id]) => used.has(id))
+    .map(([id, title]) => ({ id, title }));
+}
+
 function describeCatalog() {
-  return settingKeys.map((key) => {
+  const items = settingKeys.map((key) => {
     const def = settingsCatalog[key] as SettingDef;
     const schema: JsonSchema = toJsonSchema(def.schema, { target: "openapi-3.0", errorMode: "ignore" });
     return {
@@ -42,9 +73,12 @@ function describeCatalog() {
       description: def.description,
       default: def.secret ? secretMask(false) : def.default,
       secret: def.secret === true,
+      group: groupOf(key),
+      advanced: def.advanced === true,
       schema,
     };
   });
+  return { groups: describeGroups(new Set(items.map((item) => item.group))), items };
 }
 
 export function createSettingsRoutes(deps: { settings: SettingsService; docs: ApiDocs }) {
@@ -69,12 +103,12 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       {
         summary: "Catalog of known settings",
         description:
-          "Each known key with its description, default, secret flag and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
+          "Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
         responses: {
-          200: { description: "The catalog", schema: v.object({ items: v.array(catalogEntrySchema) }) },
+          200: { description: "The catalog", schema: catalogSchema },
         },
       },
-      (c) => c.json({ items: catalog }),
+      (c) => c.json(catalog),
     )
     .get(
       "/:key",

@@ -1,15 +1,38 @@
 import * as v from "valibot";
-import { engineIds } from "../dictation/engines/ids.ts";
+import { defaultEngineId, engineIds } from "../dictation/engines/ids.ts";
 import { isModelId } from "../dictation/engines/whisper/models/store.ts";
 import { keepAliveSchema } from "../dictation/keep-alive.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { jsonObject } from "../validation.ts";
+
+/**
+ * The groups the console files settings under, in its order. An engine's own settings say
+ * `group: "engine"`: they are filed under the engine whose definition lists them, titled by it
+ * (routes/settings.ts), after "speech".
+ */
+export const settingGroups = {
+  speech: "Speech",
+  cleanup: "Cleanup",
+  llm: "LLM cleanup",
+  history: "History",
+  live: "Live dictation",
+  wyoming: "Home Assistant (Wyoming)",
+  limits: "Queue and time limits",
+  plugins: "Plugins",
+} as const;
+
+/** A group of the table above, or the group of the engine that lists the setting as its own. */
+export type SettingGroup = keyof typeof settingGroups | "engine";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
   schema: S;
   default: v.InferOutput<S>;
   description: string;
+  /** Where a person looks for it (GET /api/settings/schema carries it to the console). */
+  group: SettingGroup;
+  /** A tuning or protection limit most people never change: listed after the others of its group. */
+  advanced?: boolean;
   /** Secret values (API keys) are stored but never returned, exported or published. */
   secret?: boolean;
   /**
@@ -68,22 +91,26 @@ export const settingsCatalog = {
     schema: v.pipe(v.array(pluginEntry), v.maxLength(200)),
     default: [],
     description: 'Plugins to load: package names, or ["package-name", {options}] pairs.',
+    group: "plugins",
   }),
   disabled_plugins: define({
     schema: v.pipe(v.array(specifier), v.maxLength(200)),
     default: [],
     description: "Package names of installed plugins that are switched off.",
+    group: "plugins",
   }),
   language: define({
     schema: languageSchema,
     default: "auto",
     description:
       'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br"); engines get the primary code ("pt").',
+    group: "speech",
   }),
   stt_engine: define({
     schema: v.picklist(engineIds, `must be one of ${engineIds.map((id) => `"${id}"`).join(", ")}`),
-    default: "whisper",
-    description: `Speech engine: ${engineIds.join(", ")} (embedded whisper.cpp, embedded PocketSphinx, or a remote OpenAI-compatible server).`,
+    default: defaultEngineId,
+    description: `Speech engine: ${engineIds.join(", ")} (GET /api/engines describes each).`,
+    group: "speech",
   }),
   stt_model: define({
     schema: v.pipe(
@@ -96,43 +123,51 @@ export const settingsCatalog = {
     ),
     default: "base.en",
     description:
-      'Model of the embedded engine: a preset such as "base.en", "tiny.en-q5_1" or "base", or an imported model (GET /api/models lists them).',
+      'Model of the embedded whisper engine: a preset such as "base.en", "tiny.en-q5_1" or "base", or an imported model (GET /api/models lists them).',
+    group: "engine",
   }),
   cleanup_mode: define({
     schema: v.picklist(["off", "basic", "llm"], 'must be "off", "basic" or "llm"'),
     default: "basic",
     description: "Text cleanup: off, basic (deterministic), or llm (deterministic, then an LLM pass).",
+    group: "cleanup",
   }),
   filler_words: define({
     schema: v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(50))), v.maxLength(500)),
     default: [],
     description: "Extra filler words or phrases that basic cleanup removes, beside the built-in ones.",
+    group: "cleanup",
   }),
   keep_alive: define({
     schema: keepAliveSchema,
     default: "5m",
     description:
       "How long svc keeps the speech model, the sphinx decoder and the voice-activity detector loaded after the last dictation (Ollama's keep_alive): a duration such as 30s, 5m or 1h, a number of seconds, 0 to give them back after each dictation, -1 to keep them. The next dictation loads them again.",
+    group: "speech",
   }),
   history_paused: define({
     schema: v.boolean("must be true or false"),
     default: false,
     description: "When true, new dictations are not written to history.",
+    group: "history",
   }),
   history_retention_days: define({
     schema: v.nullable(whole(1, 3650)),
     default: null,
     description: "Delete history older than this many days (checked on change and daily); null keeps it all.",
+    group: "history",
   }),
   llm_base_url: define({
     schema: v.nullable(httpUrl),
     default: null,
     description: "Base URL of an OpenAI-compatible chat API for llm cleanup, e.g. http://localhost:11434/v1.",
+    group: "llm",
   }),
   llm_model: define({
     schema: optionalText(200),
     default: null,
     description: "Chat model used for llm cleanup.",
+    group: "llm",
   }),
   llm_api_key: define({
     schema: secretText,
@@ -141,22 +176,26 @@ export const settingsCatalog = {
       "API key for the llm cleanup endpoint. Write-only. Cleared when llm_base_url moves to another origin.",
     secret: true,
     boundTo: "llm_base_url",
+    group: "llm",
   }),
   llm_timeout_ms: define({
     schema: whole(500, 120_000),
     // Dictation waits for this call: a few seconds, then the deterministic text is used.
     default: 4000,
     description: "Time allowed for the llm cleanup call before the deterministic text is used.",
+    group: "llm",
   }),
   remote_stt_base_url: define({
     schema: v.nullable(httpUrl),
     default: null,
     description: "Base URL of an OpenAI-compatible transcription API (stt_engine remote).",
+    group: "engine",
   }),
   remote_stt_model: define({
     schema: optionalText(200),
     default: null,
     description: 'Model name sent to the remote transcription API, e.g. "whisper-1".',
+    group: "engine",
   }),
   remote_stt_api_key: define({
     schema: secretText,
@@ -165,11 +204,14 @@ export const settingsCatalog = {
       "API key for the remote transcription API. Write-only. Cleared when remote_stt_base_url moves to another origin.",
     secret: true,
     boundTo: "remote_stt_base_url",
+    group: "engine",
   }),
   remote_stt_timeout_ms: define({
     schema: whole(1000, 600_000),
     default: 60_000,
     description: "Time allowed for one remote transcription request.",
+    group: "engine",
+    advanced: true,
   }),
   remote_stt_concurrency: define({
     schema: whole(1, 64),
@@ -178,140 +220,181 @@ export const settingsCatalog = {
     default: 1,
     description:
       "Requests sent to the remote transcription API at once (stt_engine remote); more wait in svc's queue.",
+    group: "engine",
+    advanced: true,
   }),
   max_audio_seconds: define({
     schema: whole(1, 3600),
     default: 600,
     description: "Longest recording accepted for transcription; longer audio is refused with 413.",
+    group: "speech",
   }),
   audio_ctx_scaling: define({
     schema: v.boolean("must be true or false"),
     default: true,
     description: "Shrink whisper's audio context to the clip length: much faster on short dictations.",
+    group: "engine",
+    advanced: true,
   }),
   whisper_threads: define({
     schema: v.nullable(whole(1, 256)),
     default: null,
     description: "CPU threads for the embedded whisper engine; null picks one per core, up to a limit.",
+    group: "engine",
   }),
   transcribe_queue_size: define({
     schema: whole(1, 1000),
     default: 16,
     description:
       "Recordings allowed to wait for the speech engine; one more is answered 503 busy with Retry-After.",
+    group: "limits",
+    advanced: true,
   }),
   transcribe_timeout_seconds: define({
     schema: whole(5, 86_400),
     default: 600,
     description: "Longest one transcription may take end to end before it is stopped with 504 timeout.",
+    group: "limits",
   }),
   whisper_max_tokens: define({
     schema: whole(0, 448),
     default: 0,
     description:
       "Most tokens whisper may write per 30 s window (0 = no cap); a cap stops runaway repetition loops.",
+    group: "engine",
+    advanced: true,
   }),
   dictate_max_session_seconds: define({
     schema: whole(5, 3600),
     default: 300,
     description: "Longest live dictation (GET /api/dictate); audio past it ends the session with an error.",
+    group: "live",
   }),
   dictate_max_speed: define({
     schema: whole(1, 1000),
     default: 4,
     description:
       "How many times faster than real time a live dictation may send audio (after a 1 s head start); faster ends it with the error code too_fast.",
+    group: "live",
+    advanced: true,
   }),
   dictate_max_sessions: define({
     schema: whole(1, 64),
     default: 4,
     description:
       "Live dictations at once, counted from their start message; one more start is refused with the error code busy.",
+    group: "live",
   }),
   dictate_start_timeout_seconds: define({
     schema: whole(1, 60),
     default: 5,
     description:
       "A live dictation socket that has not sent start this long after connecting is closed with the error code request_timeout; until start it does not count against dictate_max_sessions.",
+    group: "live",
+    advanced: true,
   }),
   dictate_idle_timeout_seconds: define({
     schema: whole(1, 600),
     default: 30,
     description:
       "A live dictation that receives nothing this long is ended with the error code request_timeout.",
+    group: "live",
   }),
   dictate_max_frame_bytes: define({
     schema: whole(1024, 1_048_576),
     default: 262_144,
     description: "Largest message a live dictation accepts; a bigger one ends it with payload_too_large.",
+    group: "live",
+    advanced: true,
   }),
   wyoming_max_connections: define({
     schema: whole(1, 256),
     default: 8,
     description:
       "Wyoming connections at once (SVC_WYOMING_PORT). One more takes the place of the connection idle longest (no audio open); only when all are transcribing is it sent an error event (busy) and closed.",
+    group: "wyoming",
   }),
   wyoming_idle_timeout_seconds: define({
     schema: whole(1, 600),
     default: 30,
     description:
       "A Wyoming connection that sends nothing this long (while no transcript is being made) is closed.",
+    group: "wyoming",
   }),
   wyoming_max_utterance_seconds: define({
     schema: whole(5, 600),
     default: 60,
     description: "Longest audio one Wyoming transcription takes; more ends it with the error audio_too_long.",
+    group: "wyoming",
   }),
   wyoming_max_unread_bytes: define({
     schema: whole(65_536, 67_108_864),
     default: 1_048_576,
     description:
       "Most bytes of answers svc holds for a Wyoming client that is not reading them; past it svc reads nothing more from that client.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_unread_timeout_seconds: define({
     schema: whole(1, 600),
     default: 10,
     description:
       "A Wyoming client whose unread answers stay past wyoming_max_unread_bytes this long is disconnected.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_max_speed: define({
     schema: whole(1, 1000),
     default: 4,
     description:
       "How many times faster than real time a Wyoming client may send audio (after a 1 s head start); faster ends it with the error code too_fast.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_min_bytes_per_second: define({
     schema: whole(0, 1_048_576),
     default: 1024,
     description:
       "Bytes per second a Wyoming event must keep arriving at once it has begun, measured over each 5 s (0 turns it off); a slower one ends with the error code request_timeout.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_max_control_bytes_per_second: define({
     schema: whole(1024, 16_777_216),
     default: 131_072,
     description:
       "Bytes per second of Wyoming events other than audio (describe, ping, transcribe…) a client may send, a second's worth at once; more ends it with the error code too_fast.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_max_header_bytes: define({
     schema: whole(256, 65_536),
     default: 8192,
     description: "Longest JSON header line of a Wyoming event; a longer one closes the connection.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_max_data_bytes: define({
     schema: whole(256, 1_048_576),
     default: 65_536,
     description: "Largest data_length a Wyoming event may declare; a larger one closes the connection.",
+    group: "wyoming",
+    advanced: true,
   }),
   wyoming_max_payload_bytes: define({
     schema: whole(1024, 16_777_216),
     default: 262_144,
     description:
       "Largest payload_length (audio bytes) a Wyoming event may declare; a larger one closes the connection.",
+    group: "wyoming",
+    advanced: true,
   }),
   hook_timeout_ms: define({
     schema: whole(50, 60_000),
     default: 5000,
     description: "Time a plugin hook may take before it is skipped and the text moves on.",
+    group: "limits",
+    advanced: true,
   }),
 } as const;
 

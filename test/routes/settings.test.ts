@@ -46,6 +46,42 @@ describe("GET /api/settings/schema", () => {
     expect(body.items.find((item) => item.key === "remote_stt_api_key")?.secret).toBe(true);
     for (const item of body.items) expect(item.description.length).toBeGreaterThan(10);
   });
+
+  test("files every key under a group it lists, an engine's own settings under the engine", async () => {
+    const { request } = createTestApp();
+    const body = (await (await request("/api/settings/schema")).json()) as {
+      groups: { id: string; title: string }[];
+      items: { key: string; group: string; advanced: boolean }[];
+    };
+    const groupOf = (key: string) => body.items.find((item) => item.key === key)?.group;
+    expect(body.groups.map((group) => group.id)).toEqual([
+      "speech",
+      "whisper",
+      "remote",
+      "cleanup",
+      "llm",
+      "history",
+      "live",
+      "wyoming",
+      "limits",
+      "plugins",
+    ]);
+    expect(body.groups.find((group) => group.id === "remote")?.title).toBe("Remote server");
+    const listed = new Set(body.groups.map((group) => group.id));
+    expect(body.items.filter((item) => !listed.has(item.group))).toEqual([]);
+    expect([groupOf("stt_engine"), groupOf("stt_model"), groupOf("remote_stt_concurrency")]).toEqual([
+      "speech",
+      "whisper",
+      "remote",
+    ]);
+    // The live dictation and Wyoming limits have groups of their own.
+    for (const item of body.items) {
+      if (item.key.startsWith("dictate_")) expect(item.group).toBe("live");
+      if (item.key.startsWith("wyoming_")) expect(item.group).toBe("wyoming");
+    }
+    expect(body.items.find((item) => item.key === "wyoming_max_header_bytes")?.advanced).toBe(true);
+    expect(body.items.find((item) => item.key === "language")?.advanced).toBe(false);
+  });
 });
 
 describe("GET /api/settings/:key", () => {

@@ -23,9 +23,38 @@ export interface EngineSelection {
   create(): Promise<SpeechEngine>;
 }
 
+/**
+ * One model an engine can answer with, as Wyoming's `describe`, `/v1/models`, `GET /api/engines`
+ * and the console list it.
+ */
+export interface EngineModel {
+  /** The name a request and the settings use. */
+  id: string;
+  /** It can answer now: downloaded, built in, or configured. */
+  installed: boolean;
+  /** The settings select it: it answers a request that names no model. */
+  active: boolean;
+  /** The languages it speaks, as ISO 639 codes; empty when not known. */
+  languages: string[];
+  /** One sentence for a person: what it is, or what it still needs. */
+  description: string;
+  /** Who made it (Wyoming's `attribution`). */
+  attribution: { name: string; url: string };
+  /** When its file was written, in seconds since 1970 (`/v1/models`' `created`); 0 without a file. */
+  created: number;
+}
+
 /** Everything svc needs to know about one speech engine; one entry per engine id. */
 export interface EngineDefinition {
-  /** Settings whose change reloads this engine (and warms it again when it is the selected one). */
+  /** Its name for people: "Whisper (on this machine)"; also the title of its settings' group. */
+  readonly title: string;
+  /** What it is, what it is good at and what it needs, in a sentence or two. */
+  readonly description: string;
+  /**
+   * Its own settings: declared `group: "engine"` in the catalog and filed under this engine's id
+   * (GET /api/settings/schema). A change warms it again when it is the selected one, reloading it
+   * when its selection key changed.
+   */
   readonly settings: readonly SettingKey[];
   /** Dictation units the scheduler may run on it at once. */
   concurrency(settings: EngineSettings): number;
@@ -34,8 +63,19 @@ export interface EngineDefinition {
    * from the terms (and its output is checked for prompt echoes); `words` hands it the terms.
    */
   readonly bias: "prompt" | "words";
-  /** Reads the settings; throws 503 (`model_unavailable`, `engine_unavailable`) when it cannot run. */
-  select(context: EngineContext): EngineSelection;
+  /** The models it can answer with now, the active one first (listed even when it is not installed). */
+  models(context: EngineContext): EngineModel[];
+  /**
+   * Whether a dictation may name one of its installed models instead of the settings' choice
+   * (`/v1`'s `model`, Wyoming's `transcribe` name, a plugin's beforeTranscribe): `select` then
+   * gets it as `model`, and `/v1/models` lists them.
+   */
+  readonly modelPerRequest: boolean;
+  /**
+   * Reads the settings (and the model a dictation names, where `modelPerRequest`); throws 503
+   * (`model_unavailable`, `engine_unavailable`) when it cannot run, 400 for a malformed model name.
+   */
+  select(context: EngineContext, model?: string): EngineSelection;
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */
   readonly workerEntries?: readonly string[];
 }

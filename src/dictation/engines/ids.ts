@@ -8,3 +8,6 @@ export type EngineId = (typeof engineIds)[number];
 
 export const isEngineId = (value: string): value is EngineId =>
   (engineIds as readonly string[]).includes(value);
+
+/** The engine a fresh install dictates with: embedded, offline, accurate. */
+export const defaultEngineId: EngineId = "whisper";

@@ -26,3 +26,6 @@ export function languageCode(value: string): string {
   const lower = value.trim().toLowerCase();
   return WHISPER_LANGUAGES.has(lower) ? lower : (BY_NAME.get(lower) ?? lower);
 }
+
+/** Every code whisper.cpp speaks, sorted: a multilingual model's languages. */
+export const whisperLanguageCodes: readonly string[] = [...WHISPER_LANGUAGES.keys()].sort();

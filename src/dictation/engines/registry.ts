@@ -14,6 +14,10 @@ export const engines = {
 
 export const engineDefinition = (id: EngineId): EngineDefinition => engines[id];
 
+/** The engine that lists `key` among its own settings, if one does. */
+export const engineOwning = (key: SettingKey): EngineId | undefined =>
+  (Object.keys(engines) as EngineId[]).find((id) => engines[id].settings.includes(key));
+
 /** Every setting that changes some engine, plus the choice of engine itself. */
 export const engineSettingKeys: ReadonlySet<SettingKey> = new Set<SettingKey>([
   "stt_engine",

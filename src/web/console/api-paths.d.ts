@@ -296,7 +296,7 @@ export interface paths {
     };
   };
   "/v1/models": {
-    /** Models in OpenAI's list shape: the installed whisper models, then OpenAI's names svc answers */
+    /** Models in OpenAI's list shape: the installed models a request may name (each engine's that takes one per request: whisper's), then OpenAI's names svc answers */
     get: {
       responses: {
         /** @description The models */
@@ -363,7 +363,7 @@ export interface paths {
   "/api/settings/schema": {
     /**
      * Catalog of known settings
-     * @description Each known key with its description, default, secret flag and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
+     * @description Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
      */
     get: {
       responses: {
@@ -371,11 +371,17 @@ export interface paths {
         200: {
           content: {
             "application/json": {
+              groups: {
+                  id: string;
+                  title: string;
+                }[];
               items: {
                   key: string;
                   description: string;
                   default: unknown;
                   secret: boolean;
+                  group: string;
+                  advanced: boolean;
                   schema: {
                     type?: string;
                     format?: string;
@@ -621,13 +627,15 @@ export interface paths {
     };
   };
   "/api/models": {
-    /** Speech models: presets, installed files, the active model and running downloads */
+    /** Whisper's models: presets, installed files, the active model (stt_model) and running downloads */
     get: {
       responses: {
         /** @description Overview */
         200: {
           content: {
             "application/json": {
+              /** @enum {string} */
+              engine: "whisper" | "sphinx" | "remote";
               active: string;
               activeInstalled: boolean;
               defaultModel: string;
@@ -748,6 +756,41 @@ export interface paths {
         /** @description Deleted */
         204: {
           content: never;
+        };
+      };
+    };
+  };
+  "/api/engines": {
+    /**
+     * The speech engines and the models each can answer with
+     * @description Every engine `stt_engine` can name, in the registry's order, with its title, a description, and its models: the active one first (listed even when it is not installed, with what it still needs), with the languages each speaks. An engine's own settings are the group named by its id in GET /api/settings/schema.
+     */
+    get: {
+      responses: {
+        /** @description The engines */
+        200: {
+          content: {
+            "application/json": {
+              items: ({
+                  /** @enum {string} */
+                  id: "whisper" | "sphinx" | "remote";
+                  title: string;
+                  description: string;
+                  models: {
+                      id: string;
+                      installed: boolean;
+                      active: boolean;
+                      languages: string[];
+                      description: string;
+                      attribution: {
+                        name: string;
+                        url: string;
+                      };
+                      created: number;
+                    }[];
+                })[];
+            };
+          };
         };
       };
     };

@@ -4,9 +4,30 @@ import { createSphinxEngine, probeSphinx, SPHINX_WORKER_ENTRY } from "./engine.t
 
 /** CMU PocketSphinx through Debian's library, English only, in a Worker; biased by vocabulary words. */
 export const sphinxEngine: EngineDefinition = {
+  title: "PocketSphinx (on this machine)",
+  description:
+    "English only and far less accurate, but needs no model download (Debian packages libpocketsphinx3 and pocketsphinx-en-us).",
   settings: [],
   concurrency: () => 1,
   bias: "words",
+  models() {
+    const availability = probeSphinx();
+    return [
+      {
+        id: "en-us",
+        installed: availability.available,
+        active: true,
+        languages: ["en"],
+        description: availability.available
+          ? "PocketSphinx's US English model (stt_engine sphinx)."
+          : `${availability.reason} ${availability.hint}`,
+        attribution: { name: "CMU Sphinx", url: "https://cmusphinx.github.io" },
+        created: 0,
+      },
+    ];
+  },
+  // One model, the one Debian installs.
+  modelPerRequest: false,
   select() {
     const availability = probeSphinx();
     if (!availability.available) {

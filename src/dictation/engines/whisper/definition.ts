@@ -1,8 +1,12 @@
 import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
-import type { EngineDefinition } from "../definition.ts";
+import type { EngineContext, EngineDefinition, EngineModel } from "../definition.ts";
+import { whisperLanguageCodes } from "../languages.ts";
 import { loadWhisperAddon } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
+import { modelLanguages } from "./ggml-model.ts";
+import type { ModelPreset } from "./models/presets.ts";
+import { assertModelId, type InstalledModel } from "./models/store.ts";
 
 function modelMissing(id: string): AppError {
   return new AppError(
@@ -12,20 +16,67 @@ function modelMissing(id: string): AppError {
   );
 }
 
+const attribution = {
+  name: "OpenAI Whisper, ggml conversion by whisper.cpp",
+  url: "https://huggingface.co/ggerganov/whisper.cpp",
+};
+
+const languagesOf = (kind: ModelPreset["languages"] | null) =>
+  kind === "en" ? ["en"] : kind === "multilingual" ? [...whisperLanguageCodes] : [];
+
+/** The installed models, the active one first; the active one is listed even when not installed. */
+function whisperModels({ settings, models }: EngineContext): EngineModel[] {
+  const active = settings.get("stt_model");
+  const presetOf = (id: string) => models.presets.find((preset) => preset.id === id);
+  const installed = models.listInstalled();
+  const listed = installed.map((model: InstalledModel): EngineModel => {
+    const preset = presetOf(model.id);
+    return {
+      id: model.id,
+      installed: true,
+      active: model.id === active,
+      // An imported model's languages come from its header.
+      languages: languagesOf(preset?.languages ?? modelLanguages(model.path)),
+      description: `${model.id === active ? "Active model. " : ""}${preset?.description ?? "An imported whisper model."}`,
+      attribution,
+      created: Math.floor(Date.parse(model.modifiedAt) / 1000),
+    };
+  });
+  listed.sort((a, b) => Number(b.active) - Number(a.active));
+  if (!installed.some((model) => model.id === active)) {
+    listed.unshift({
+      id: active,
+      installed: false,
+      active: true,
+      languages: languagesOf(presetOf(active)?.languages ?? null),
+      description: `The active model (stt_model), not downloaded yet: svc models pull ${active}.`,
+      attribution,
+      created: 0,
+    });
+  }
+  return listed;
+}
+
 /**
  * whisper.cpp, embedded: the model file `stt_model` names stays loaded between requests (a warm
  * model is the point of a dictation server) and is reloaded when the file or a tuning setting changes.
  */
 export const whisperEngine: EngineDefinition = {
+  title: "Whisper (on this machine)",
+  description:
+    "whisper.cpp runs here with the model chosen below. Accurate, 99 languages with a multilingual model; needs one model download.",
   settings: ["stt_model", "whisper_threads", "audio_ctx_scaling", "whisper_max_tokens"],
   // It uses every core: one unit at a time.
   concurrency: () => 1,
   bias: "prompt",
-  select({ settings, models }) {
+  models: whisperModels,
+  modelPerRequest: true,
+  select({ settings, models }, requested) {
+    if (requested !== undefined) assertModelId(requested);
     // The library first (cheap, loaded once): a CPU or system it cannot run on is the operator's to
     // hear about at start, not at the first dictation.
     loadWhisperAddon();
-    const model = settings.get("stt_model");
+    const model = requested ?? settings.get("stt_model");
     const path = models.pathFor(model);
     let mtime: number;
     try {

@@ -1,3 +1,4 @@
+import type { EngineId } from "../../ids.ts";
 import { defaultModelId, type ModelPreset } from "./presets.ts";
 import type { DownloadProgress } from "./request.ts";
 
@@ -24,6 +25,8 @@ export interface ModelEntry {
 }
 
 export interface ModelsOverview {
+  /** The engine these models are for: the one that reads `stt_model`. */
+  engine: EngineId;
   /** The `stt_model` setting. */
   active: string;
   activeInstalled: boolean;
@@ -76,6 +79,7 @@ export function describeModels(input: {
     if (!presets.some((preset) => preset.id === model.id)) models.push(entry(undefined, model, input));
   }
   return {
+    engine: "whisper",
     active: input.active,
     activeInstalled: installed.has(input.active),
     defaultModel: defaultModelId,

@@ -1,0 +1,44 @@
+import type { EngineContext, EngineModel } from "./definition.ts";
+import { type EngineId, engineIds } from "./ids.ts";
+import { engines } from "./registry.ts";
+
+// The models of every engine, asked of the registry: Wyoming's describe, /v1 and GET /api/engines
+// read them here, so a new engine's models reach them without a line of theirs.
+
+/** One engine as people see it: what it is, and the models it can answer with. */
+export interface EngineView {
+  id: EngineId;
+  title: string;
+  description: string;
+  models: EngineModel[];
+}
+
+export function engineViews(context: EngineContext): EngineView[] {
+  return engineIds.map((id) => ({
+    id,
+    title: engines[id].title,
+    description: engines[id].description,
+    models: engines[id].models(context),
+  }));
+}
+
+/** The installed models a dictation may name (`modelPerRequest`), with their engines, in registry order. */
+export function requestableModels(context: EngineContext): (EngineModel & { engine: EngineId })[] {
+  return engineIds.flatMap((engine) =>
+    engines[engine].modelPerRequest
+      ? engines[engine]
+          .models(context)
+          .filter((model) => model.installed)
+          .map((model) => ({ ...model, engine }))
+      : [],
+  );
+}
+
+/** The engine and model a dictation's model name selects; undefined when no engine has it installed. */
+export function requestedEngineModel(
+  context: EngineContext,
+  name: string,
+): { engine: EngineId; model: string } | undefined {
+  const found = requestableModels(context).find((model) => model.id === name);
+  return found && { engine: found.engine, model: found.id };
+}
