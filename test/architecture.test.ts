@@ -52,3 +52,22 @@ describe("the import graph of src/", () => {
     expect(found).toEqual([]);
   });
 });
+
+describe("the engine registry", () => {
+  // An engine is a folder, a line in ids.ts and one in registry.ts (docs/ARCHITECTURE.md, "Add a
+  // speech engine"); a place elsewhere that names one by its id would be silently wrong for the next.
+  test("no engine id is written outside src/dictation/engines/", () => {
+    const { engineIds } = require("../src/dictation/engines/ids.ts") as { engineIds: readonly string[] };
+    const literal = new RegExp(`["'\`](${engineIds.join("|")})["'\`]`);
+    const found: string[] = [];
+    for (const file of new Glob("src/**/*.{ts,tsx}").scanSync(root)) {
+      // The console's API types are generated from the routes' schemas, and so from the registry.
+      if (file.startsWith("src/dictation/engines/") || file === "src/web/console/api-paths.d.ts") continue;
+      const lines = (require("node:fs").readFileSync(join(root, file), "utf8") as string).split("\n");
+      lines.forEach((line, index) => {
+        if (literal.test(line)) found.push(`${file}:${index + 1}: ${line.trim()}`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+});

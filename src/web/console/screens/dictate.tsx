@@ -8,6 +8,7 @@ import { copyText, ErrorText, Screen } from "../ui.tsx";
 
 type TranscribeResult = Answer<"post", "/api/transcribe">;
 type ModelsOverview = Answer<"get", "/api/models">;
+type Engine = Answer<"get", "/api/engines">["items"][number];
 
 type Phase = "idle" | "starting" | "recording" | "sending";
 
@@ -68,6 +69,7 @@ export function DictateScreen() {
   const [language, setLanguage] = usePreference("language");
   const [models, setModels] = useState<ModelsOverview>();
   const [engine, setEngine] = useState<string>();
+  const [engines, setEngines] = useState<Engine[]>();
   const [dragging, setDragging] = useState(false);
   const recording = useRef<Recording | undefined>(undefined);
   // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
@@ -78,6 +80,10 @@ export function DictateScreen() {
 
   const loadModels = () => {
     api.get("/api/models").then(setModels, () => {});
+    api.get("/api/engines").then(
+      (list) => setEngines(list.items),
+      () => {},
+    );
     api.get("/api/settings/{key}", { params: { key: "stt_engine" } }).then(
       (setting) => setEngine(String(setting.value)),
       () => {},
@@ -85,7 +91,10 @@ export function DictateScreen() {
   };
   useEffect(loadModels, []);
   useServerEvents(["models.installed", "models.deleted", "settings.changed"], loadModels);
-  const needsModel = engine === "whisper" && models !== undefined && !models.activeInstalled;
+  // The engine whose models svc downloads offers its active one; any other says what it lacks.
+  const needsModel = models !== undefined && engine === models.engine && !models.activeInstalled;
+  const current = engines?.find((candidate) => candidate.id === engine);
+  const missing = needsModel ? undefined : current?.models.find((model) => model.active && !model.installed);
 
   async function transcribe(body: Blob | Uint8Array<ArrayBuffer>, type: string) {
     setPhase("sending");
@@ -201,6 +210,11 @@ export function DictateScreen() {
   return (
     <Screen title="Dictate">
       {needsModel && <DefaultModelOffer onInstalled={loadModels} />}
+      {current && missing && (
+        <p class="notice" role="status">
+          {current.title} cannot dictate yet. {missing.description} See <a href="/models">Models</a>.
+        </p>
+      )}
       <section
         aria-label="Recorder (you can drop a recording file here)"
         class={`panel dictate ${dragging ? "dragging" : ""}`}

@@ -1,6 +1,7 @@
-// The speech engine (stt_engine, with the remote engine's settings) and the whisper models:
-// presets and imported files, their downloads (progress from /api/events) and the active one.
-import { api } from "../api.ts";
+// The speech engines (GET /api/engines; stt_engine chooses one, its own settings beside it) and
+// whisper's models: presets and imported files, their downloads (progress from /api/events) and
+// the active one.
+import { type Answer, api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { useModelDownloads } from "../model-downloads.tsx";
 import { SettingField } from "../setting-field.tsx";
@@ -8,43 +9,28 @@ import { toast } from "../toast.tsx";
 import { ErrorText, Screen, useAction, useResource } from "../ui.tsx";
 import { ModelCard } from "./model-card.tsx";
 
-const engineText: Record<string, { title: string; text: string }> = {
-  whisper: {
-    title: "Whisper (on this machine)",
-    text: "whisper.cpp runs here with the model chosen below. Accurate, 99 languages with a multilingual model; needs one model download.",
-  },
-  sphinx: {
-    title: "PocketSphinx (on this machine)",
-    text: "English only and far less accurate, but needs no model download (Debian packages libpocketsphinx3 and pocketsphinx-en-us).",
-  },
-  remote: {
-    title: "Remote server",
-    text: "An OpenAI-compatible transcription API: OpenAI, Groq, speaches or a whisper.cpp server. Audio leaves this machine.",
-  },
-};
+type Engine = Answer<"get", "/api/engines">["items"][number];
 
-const remoteKeys = ["remote_stt_base_url", "remote_stt_model", "remote_stt_api_key", "remote_stt_timeout_ms"];
-
-function EngineChoice(props: { engines: string[]; current: string }) {
+function EngineChoice(props: { engines: Engine[]; current: string }) {
   const action = useAction();
-  const choose = (engine: string) =>
+  const choose = (engine: Engine) =>
     action.run(async () => {
-      await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine } });
-      toast(`Dictation now uses ${engineText[engine]?.title ?? engine}.`, "success");
+      await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine.id } });
+      toast(`Dictation now uses ${engine.title}.`, "success");
     });
   return (
     <section aria-labelledby="engine-title">
       <h2 id="engine-title">Speech engine</h2>
       <ul class="engine-list">
         {props.engines.map((engine) => {
-          const active = engine === props.current;
+          const active = engine.id === props.current;
           return (
-            <li key={engine} class={`panel engine${active ? " engine-active" : ""}`}>
+            <li key={engine.id} class={`panel engine${active ? " engine-active" : ""}`}>
               <div class="engine-title">
-                <h3>{engineText[engine]?.title ?? engine}</h3>
+                <h3>{engine.title}</h3>
                 {active && <span class="badge ok">in use</span>}
               </div>
-              <p class="small muted">{engineText[engine]?.text}</p>
+              <p class="small muted">{engine.description}</p>
               <button
                 type="button"
                 class={active ? undefined : "primary"}
@@ -52,7 +38,7 @@ function EngineChoice(props: { engines: string[]; current: string }) {
                 aria-pressed={active}
                 onClick={() => void choose(engine)}
               >
-                {active ? `Using ${engine}` : `Use ${engine}`}
+                {active ? `Using ${engine.id}` : `Use ${engine.id}`}
               </button>
             </li>
           );
@@ -65,27 +51,33 @@ function EngineChoice(props: { engines: string[]; current: string }) {
 
 export function ModelsScreen() {
   const downloads = useModelDownloads({ onInstalled: (id) => toast(`${id} is installed.`, "success") });
+  const engines = useResource("/api/engines");
   const schema = useResource("/api/settings/schema");
   const settings = useResource("/api/settings");
-  useServerEvents(["settings.changed", "settings.deleted"], () => void settings.reload());
+  useServerEvents(["settings.changed", "settings.deleted"], () => {
+    void settings.reload();
+    void engines.reload();
+  });
   const { overview } = downloads;
-  const infos = schema.data?.items ?? [];
-  const engineInfo = infos.find((info) => info.key === "stt_engine");
-  const engines = (engineInfo?.schema.enum ?? []).map(String);
   const engine = String(settings.data?.stt_engine ?? "");
+  const current = engines.data?.items.find((candidate) => candidate.id === engine);
+  // The chosen engine's own settings (the schema's group named by its id); the rest are in Settings.
+  const own = schema.data?.items.filter((info) => info.group === engine && !info.advanced) ?? [];
   const active = overview?.models.find((model) => model.id === overview.active);
 
   return (
     <Screen title="Models">
-      <ErrorText error={downloads.error ?? schema.error ?? settings.error} />
-      {settings.data && engines.length > 0 && <EngineChoice engines={engines} current={engine} />}
-      {engine === "remote" && settings.data && (
-        <section class="panel" aria-labelledby="remote-title">
-          <h2 id="remote-title">Remote server</h2>
-          {remoteKeys.map((key) => {
-            const info = infos.find((candidate) => candidate.key === key);
-            return info && <SettingField key={key} info={info} value={settings.data?.[key]} />;
-          })}
+      <ErrorText error={downloads.error ?? engines.error ?? schema.error ?? settings.error} />
+      {settings.data && engines.data && <EngineChoice engines={engines.data.items} current={engine} />}
+      {current && own.length > 0 && settings.data && (
+        <section class="panel" aria-labelledby="engine-settings-title">
+          <h2 id="engine-settings-title">{current.title}</h2>
+          {own.map((info) => (
+            <SettingField key={info.key} info={info} value={settings.data?.[info.key]} />
+          ))}
+          <p class="muted small">
+            More in <a href="/settings">Settings</a>.
+          </p>
         </section>
       )}
       {overview && (
@@ -93,7 +85,9 @@ export function ModelsScreen() {
           <h2 id="whisper-models-title">Whisper models</h2>
           <p>
             Active model: <strong>{overview.active}</strong>
-            {engine !== "whisper" && engine && <span class="muted"> (used when the engine is whisper)</span>}
+            {engine !== overview.engine && engine && (
+              <span class="muted"> (used when the engine is {overview.engine})</span>
+            )}
           </p>
           {!overview.activeInstalled && (
             <p class="notice">

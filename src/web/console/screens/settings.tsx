@@ -1,27 +1,22 @@
-// Every known setting as a form generated from GET /api/settings/schema, grouped by what it
-// tunes; kept current by settings.changed and settings.deleted.
+// Every known setting as a form generated from GET /api/settings/schema, in the groups the
+// schema files them under; kept current by settings.changed and settings.deleted.
+import type { Answer } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { SettingField, type SettingInfo } from "../setting-field.tsx";
 import { ErrorText, Screen, useResource } from "../ui.tsx";
 
-/** Groups in display order; a setting joins the first whose test it passes, else "Other". */
-const groups: { title: string; id: string; test: (key: string) => boolean }[] = [
-  { title: "Speech", id: "speech", test: (key) => /^(stt_|language$|whisper_|audio_|max_audio)/.test(key) },
-  { title: "Remote speech engine", id: "remote", test: (key) => key.startsWith("remote_stt_") },
-  { title: "Cleanup", id: "cleanup", test: (key) => key === "cleanup_mode" || key === "filler_words" },
-  { title: "LLM cleanup", id: "llm", test: (key) => key.startsWith("llm_") },
-  { title: "History", id: "history", test: (key) => key.startsWith("history_") },
-  { title: "Queue and time limits", id: "limits", test: (key) => /^(transcribe_|hook_)/.test(key) },
-  { title: "Plugins", id: "plugins", test: (key) => key.endsWith("plugins") },
-];
-
-function grouped(items: SettingInfo[]) {
-  const sections = [...groups, { title: "Other", id: "other", test: () => true }].map((group) => ({
-    ...group,
-    items: [] as SettingInfo[],
-  }));
-  for (const item of items) sections.find((section) => section.test(item.key))?.items.push(item);
-  return sections.filter((section) => section.items.length > 0);
+/** The schema's groups in its order, each with its settings: the everyday ones, then the advanced. */
+function grouped(catalog: Answer<"get", "/api/settings/schema"> | undefined) {
+  return (catalog?.groups ?? [])
+    .map((group) => {
+      const items = catalog?.items.filter((item) => item.group === group.id) ?? [];
+      return {
+        ...group,
+        everyday: items.filter((item) => !item.advanced),
+        advanced: items.filter((item) => item.advanced),
+      };
+    })
+    .filter((group) => group.everyday.length + group.advanced.length > 0);
 }
 
 /** In-page links: the console's router would otherwise treat them as navigation. */
@@ -36,7 +31,10 @@ export function SettingsScreen() {
   const schema = useResource("/api/settings/schema");
   const values = useResource("/api/settings");
   useServerEvents(["settings.changed", "settings.deleted", "data.imported"], () => void values.reload());
-  const sections = grouped(schema.data?.items ?? []);
+  const sections = grouped(schema.data);
+  const field = (info: SettingInfo) => (
+    <SettingField key={info.key} info={info} value={values.data?.[info.key]} />
+  );
   return (
     <Screen title="Settings">
       <p class="muted">
@@ -64,9 +62,13 @@ export function SettingsScreen() {
               <h2 id={`settings-${section.id}-title`} tabIndex={-1}>
                 {section.title}
               </h2>
-              {section.items.map((info) => (
-                <SettingField key={info.key} info={info} value={values.data?.[info.key]} />
-              ))}
+              {section.everyday.map(field)}
+              {section.advanced.length > 0 && (
+                <>
+                  <h3 class="settings-advanced">Advanced</h3>
+                  {section.advanced.map(field)}
+                </>
+              )}
             </section>
           ))}
         </>
