@@ -16,6 +16,7 @@ export const WHISPER_LANGUAGES: ReadonlyMap<string, string> = new Map(
     "ha:hausa, ba:bashkir, jw:javanese, su:sundanese, yue:cantonese,"
   )
     .split(",")
+    .filter((pair) => pair.trim() !== "")
     .map((pair) => pair.trim().split(":") as [string, string]),
 );
 
