@@ -26,6 +26,8 @@ const settingSchemaSchema = v.looseObject({
   type: v.optional(v.string()),
   format: v.optional(v.string()),
   enum: v.optional(v.array(v.unknown())),
+  /** Values worth offering where any matching one is accepted (the language setting's codes). */
+  examples: v.optional(v.array(v.unknown())),
   nullable: v.optional(v.boolean()),
   minimum: v.optional(v.number()),
   maximum: v.optional(v.number()),

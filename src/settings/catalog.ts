@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { defaultEngineId, engineIds } from "../dictation/engines/ids.ts";
+import { whisperLanguageCodes } from "../dictation/engines/languages.ts";
 import { isModelId } from "../dictation/engines/whisper/models/store.ts";
 import { keepAliveSchema } from "../dictation/keep-alive.ts";
 import { languageSchema } from "../dictation/language.ts";
@@ -100,7 +101,8 @@ export const settingsCatalog = {
     group: "plugins",
   }),
   language: define({
-    schema: languageSchema,
+    // The examples are what the console offers: "auto" and every language whisper speaks.
+    schema: v.pipe(languageSchema, v.examples(["auto", ...whisperLanguageCodes])),
     default: "auto",
     description:
       'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br"); engines get the primary code ("pt").',

@@ -146,6 +146,33 @@ describe("the Dictate screen", () => {
     }
   }, 30_000);
 
+  test("offers the languages the language setting lists, named in the reader's language", async () => {
+    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
+    const schema = (await (await fetch(`${svc.url}/api/settings/schema`)).json()) as {
+      items: { key: string; schema: { examples?: string[] } }[];
+    };
+    const examples = schema.items.find((item) => item.key === "language")?.schema.examples ?? [];
+    expect(examples).toContain("de");
+    const select = page.locator("#language");
+    await page.waitForFunction(() => (document.querySelectorAll("#language option").length ?? 0) > 2);
+    const options = await select
+      .locator("option")
+      .evaluateAll((nodes) =>
+        nodes.map((node) => [(node as HTMLOptionElement).value, node.textContent ?? ""]),
+      );
+    // "As in Settings" (no header: the setting decides), then every example, "auto" as "Detect".
+    expect(options.length).toBe(examples.length + 1);
+    expect(options.slice(0, 2)).toEqual([
+      ["", "As in Settings"],
+      ["auto", "Detect"],
+    ]);
+    expect(options).toContainEqual(["de", "German"]);
+    await select.selectOption("de");
+    expect(await page.evaluate(() => localStorage.getItem("svc.language"))).toBe("de");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 30_000);
+
   test("a file that is not audio gets a sentence, not a crash", async () => {
     const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
     const notAudio = join(dir, "notes.txt");

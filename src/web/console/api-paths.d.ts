@@ -386,6 +386,7 @@ export interface paths {
                     type?: string;
                     format?: string;
                     enum?: unknown[];
+                    examples?: unknown[];
                     nullable?: boolean;
                     minimum?: number;
                     maximum?: number;

@@ -1,8 +1,9 @@
-// The first-run card: no speech model is installed, so offer the default one. Nothing is
-// downloaded until the person presses the button.
+// Whether the chosen engine can dictate, and the first-run card when it cannot: no speech model is
+// installed, so offer the default one. Nothing is downloaded until the person presses the button.
 import { api } from "./api.ts";
+import { useServerEvents } from "./events.ts";
 import { ModelDownload, type ModelsOverview, useModelDownloads } from "./model-downloads.tsx";
-import { ErrorText, formatBytes, useAction } from "./ui.tsx";
+import { ErrorText, formatBytes, useAction, useResource } from "./ui.tsx";
 
 /** The active model when it is a preset (on a first run it is the default), else the default. */
 const targetOf = (overview: ModelsOverview | undefined) =>
@@ -56,5 +57,34 @@ export function DefaultModelOffer(props: { onInstalled?: () => void }) {
       )}
       <ErrorText error={activate.error} />
     </section>
+  );
+}
+
+/**
+ * What the chosen engine (`stt_engine`) still needs: a download of the models /api/models holds
+ * when they are its models, or else its active model's own sentence (GET /api/engines).
+ */
+export function useSpeechReadiness() {
+  const models = useResource("/api/models");
+  const engine = useResource("/api/settings/{key}", { params: { key: "stt_engine" } });
+  const engines = useResource("/api/engines");
+  const reload = () => void Promise.all([models.reload(), engine.reload(), engines.reload()]);
+  useServerEvents(["models.installed", "models.deleted", "settings.changed"], reload);
+  const chosen = engines.data?.items.find((candidate) => candidate.id === engine.data?.value);
+  const download =
+    models.data !== undefined && chosen?.id === models.data.engine && !models.data.activeInstalled;
+  const missing = download ? undefined : chosen?.models.find((model) => model.active && !model.installed);
+  return { download, missing: missing && { engine: chosen?.title ?? "", model: missing }, reload };
+}
+
+/** The first-run offer, or a sentence on what the chosen engine lacks; nothing when it can dictate. */
+export function SpeechReadiness(props: { readiness: ReturnType<typeof useSpeechReadiness> }) {
+  const { download, missing, reload } = props.readiness;
+  if (download) return <DefaultModelOffer onInstalled={reload} />;
+  if (!missing) return null;
+  return (
+    <p class="notice" role="status">
+      {missing.engine} cannot dictate yet. {missing.model.description} See <a href="/models">Models</a>.
+    </p>
   );
 }

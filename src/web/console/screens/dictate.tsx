@@ -1,32 +1,8 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import { type Answer, ApiError, api } from "../api.ts";
-import { type LiveConnection, type LiveText, openLive } from "../audio/live.ts";
-import { type Recording, startRecording } from "../audio/recorder.ts";
-import { useServerEvents } from "../events.ts";
-import { DefaultModelOffer } from "../model-offer.tsx";
-import { copyText, ErrorText, Screen } from "../ui.tsx";
-
-type TranscribeResult = Answer<"post", "/api/transcribe">;
-type ModelsOverview = Answer<"get", "/api/models">;
-type Engine = Answer<"get", "/api/engines">["items"][number];
-
-type Phase = "idle" | "starting" | "recording" | "sending";
-
-const languages: [string, string][] = [
-  ["", "As in Settings"],
-  ["auto", "Detect"],
-  ["en", "English"],
-  ["de", "German"],
-  ["fr", "French"],
-  ["es", "Spanish"],
-  ["it", "Italian"],
-  ["pt", "Portuguese"],
-  ["nl", "Dutch"],
-  ["pl", "Polish"],
-  ["sv", "Swedish"],
-  ["ja", "Japanese"],
-  ["zh", "Chinese"],
-];
+import { useEffect, useState } from "preact/hooks";
+import { ApiError } from "../api.ts";
+import { useDictation } from "../audio/dictation.ts";
+import { SpeechReadiness, useSpeechReadiness } from "../model-offer.tsx";
+import { copyText, ErrorText, Screen, useResource } from "../ui.tsx";
 
 /** A remembered choice of this browser (the server's settings are the defaults). */
 function usePreference(key: string): [string, (value: string) => void] {
@@ -38,6 +14,54 @@ function usePreference(key: string): [string, (value: string) => void] {
       setValue(next);
     },
   ];
+}
+
+/**
+ * The languages to offer: the `language` setting's examples in GET /api/settings/schema, named in
+ * the reader's language, after "As in Settings" and "Detect".
+ */
+function useLanguageChoices(): [string, string][] {
+  const schema = useResource("/api/settings/schema");
+  const codes = schema.data?.items.find((item) => item.key === "language")?.schema.examples ?? [];
+  const names = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
+  const nameOf = (code: string) => {
+    try {
+      return names.of(code) ?? code;
+    } catch {
+      return code;
+    }
+  };
+  const spoken = codes
+    .map(String)
+    .filter((code) => code !== "auto")
+    .map((code): [string, string] => [code, nameOf(code)])
+    .sort(([, a], [, b]) => a.localeCompare(b));
+  return [["", "As in Settings"], ["auto", "Detect"], ...spoken];
+}
+
+/** Hold Space to talk (when no field or button has the focus). */
+function useHoldToTalk(start: () => void, stop: () => void) {
+  useEffect(() => {
+    const typing = (target: EventTarget | null) =>
+      target instanceof HTMLElement &&
+      target.closest("input, textarea, select, button, a, [contenteditable]");
+    const down = (event: KeyboardEvent) => {
+      if (event.code !== "Space" || event.repeat || typing(event.target)) return;
+      event.preventDefault();
+      start();
+    };
+    const up = (event: KeyboardEvent) => {
+      if (event.code !== "Space" || typing(event.target)) return;
+      event.preventDefault();
+      stop();
+    };
+    addEventListener("keydown", down);
+    addEventListener("keyup", up);
+    return () => {
+      removeEventListener("keydown", down);
+      removeEventListener("keyup", up);
+    };
+  }, [start, stop]);
 }
 
 /** The sentence for a failed dictation. */
@@ -60,161 +84,28 @@ function dictationError(error: unknown): string {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export function DictateScreen() {
-  const [phase, setPhase] = useState<Phase>("idle");
-  const [level, setLevel] = useState(0);
-  const [elapsed, setElapsed] = useState(0);
-  const [result, setResult] = useState<TranscribeResult>();
-  const [error, setError] = useState<unknown>();
   const [appContext, setAppContext] = usePreference("appContext");
   const [language, setLanguage] = usePreference("language");
-  const [models, setModels] = useState<ModelsOverview>();
-  const [engine, setEngine] = useState<string>();
-  const [engines, setEngines] = useState<Engine[]>();
   const [dragging, setDragging] = useState(false);
-  const recording = useRef<Recording | undefined>(undefined);
-  // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
-  const live = useRef<LiveConnection | null>(null);
-  const [liveText, setLiveText] = useState<LiveText>();
-  const phaseRef = useRef(phase);
-  phaseRef.current = phase;
-
-  const loadModels = () => {
-    api.get("/api/models").then(setModels, () => {});
-    api.get("/api/engines").then(
-      (list) => setEngines(list.items),
-      () => {},
-    );
-    api.get("/api/settings/{key}", { params: { key: "stt_engine" } }).then(
-      (setting) => setEngine(String(setting.value)),
-      () => {},
-    );
-  };
-  useEffect(loadModels, []);
-  useServerEvents(["models.installed", "models.deleted", "settings.changed"], loadModels);
-  // The engine whose models svc downloads offers its active one; any other says what it lacks.
-  const needsModel = models !== undefined && engine === models.engine && !models.activeInstalled;
-  const current = engines?.find((candidate) => candidate.id === engine);
-  const missing = needsModel ? undefined : current?.models.find((model) => model.active && !model.installed);
-
-  async function transcribe(body: Blob | Uint8Array<ArrayBuffer>, type: string) {
-    setPhase("sending");
-    setError(undefined);
-    const headers: Record<string, string> = { "content-type": type };
-    if (appContext.trim()) headers["x-app-context"] = appContext.trim();
-    if (language) headers["x-language"] = language;
-    try {
-      setResult(await api.post("/api/transcribe", { headers, raw: body }));
-    } catch (caught) {
-      setError(caught);
-      if (caught instanceof ApiError && caught.code === "model_unavailable") loadModels();
-    } finally {
-      setPhase("idle");
-    }
-  }
-
-  async function start() {
-    if (phaseRef.current !== "idle") return;
-    setPhase("starting");
-    setError(undefined);
-    setLevel(0);
-    setElapsed(0);
-    setLiveText(undefined);
-    try {
-      const workletUrl = document.getElementById("app")?.dataset.worklet ?? "";
-      // Text while speaking where svc can: the socket opens while the microphone starts, and the
-      // audio captured before it is ready is sent as soon as it is.
-      let pending: Float32Array<ArrayBuffer>[] | null = [];
-      const opening = openLive(
-        { language: language || undefined, appContext: appContext.trim() || undefined },
-        setLiveText,
-      );
-      recording.current = await startRecording(workletUrl, setLevel, (samples) => {
-        if (pending) pending.push(samples);
-        else live.current?.send(samples);
-      });
-      const connection = await opening;
-      for (const samples of connection ? pending : []) connection?.send(samples);
-      pending = null;
-      live.current = connection;
-      setPhase("recording");
-    } catch (caught) {
-      live.current?.cancel();
-      live.current = null;
-      recording.current?.cancel();
-      recording.current = undefined;
-      setError(caught);
-      setPhase("idle");
-    }
-  }
-
-  async function stop() {
-    const current = recording.current;
-    if (!current || phaseRef.current !== "recording") return;
-    recording.current = undefined;
-    setPhase("sending");
-    const { wav } = await current.stop();
-    setLevel(0);
-    const connection = live.current;
-    live.current = null;
-    if (connection) {
-      try {
-        setResult(await connection.finish<TranscribeResult>());
-        setError(undefined);
-        setPhase("idle");
-        return;
-      } catch {
-        // The live dictation failed: the whole recording is uploaded instead, and its answer (or
-        // its error's sentence) is what the person sees.
-      }
-    }
-    await transcribe(wav, "audio/wav");
-  }
-
-  // The elapsed time while recording.
-  useEffect(() => {
-    if (phase !== "recording") return;
-    const started = performance.now();
-    const timer = setInterval(() => setElapsed(performance.now() - started), 100);
-    return () => clearInterval(timer);
-  }, [phase]);
-
-  // Hold Space to talk (when no field or button has the focus); a recording is dropped on leave.
-  useEffect(() => {
-    const typing = (target: EventTarget | null) =>
-      target instanceof HTMLElement &&
-      target.closest("input, textarea, select, button, a, [contenteditable]");
-    const down = (event: KeyboardEvent) => {
-      if (event.code !== "Space" || event.repeat || typing(event.target)) return;
-      event.preventDefault();
-      void start();
-    };
-    const up = (event: KeyboardEvent) => {
-      if (event.code !== "Space" || typing(event.target)) return;
-      event.preventDefault();
-      void stop();
-    };
-    addEventListener("keydown", down);
-    addEventListener("keyup", up);
-    return () => {
-      removeEventListener("keydown", down);
-      removeEventListener("keyup", up);
-      recording.current?.cancel();
-    };
-  }, []);
-
+  const readiness = useSpeechReadiness();
+  const languages = useLanguageChoices();
+  const dictation = useDictation({
+    language,
+    appContext,
+    onFailure: (error) => {
+      if (error instanceof ApiError && error.code === "model_unavailable") readiness.reload();
+    },
+  });
+  const { phase, level, elapsedMs, liveText, result, error, start, stop, transcribeFile } = dictation;
+  useHoldToTalk(start, stop);
   const onFile = (file: File | undefined) => {
-    if (file) void transcribe(file, file.type || "application/octet-stream");
+    if (file) void transcribeFile(file);
   };
 
   const busy = phase === "sending" || phase === "starting";
   return (
     <Screen title="Dictate">
-      {needsModel && <DefaultModelOffer onInstalled={loadModels} />}
-      {current && missing && (
-        <p class="notice" role="status">
-          {current.title} cannot dictate yet. {missing.description} See <a href="/models">Models</a>.
-        </p>
-      )}
+      <SpeechReadiness readiness={readiness} />
       <section
         aria-label="Recorder (you can drop a recording file here)"
         class={`panel dictate ${dragging ? "dragging" : ""}`}
@@ -253,7 +144,7 @@ export function DictateScreen() {
             />
           </label>
           <span class="elapsed" aria-live="off">
-            {seconds(elapsed)}
+            {seconds(elapsedMs)}
           </span>
         </div>
         <div class="row options">
