@@ -1,9 +1,9 @@
-import { render } from "preact";
+import { type ComponentType, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { onConnectionChange } from "./events.ts";
 import { iconGlyph } from "./icons.ts";
-import { pluginPagePath, screens } from "./paths.ts";
+import { isScreenPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
 import { interceptLinks, useLocation } from "./router.ts";
 import { DictateScreen } from "./screens/dictate.tsx";
@@ -17,6 +17,7 @@ import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { Toasts } from "./toast.tsx";
 
+/** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
   "/": DictateScreen,
   "/history": HistoryScreen,
@@ -26,7 +27,7 @@ const screenViews = {
   "/models": ModelsScreen,
   "/settings": SettingsScreen,
   "/plugins": PluginsScreen,
-} as const;
+} as const satisfies Record<ScreenPath, ComponentType>;
 
 function Nav(props: { path: string }) {
   const { plugins } = usePlugins();
@@ -85,7 +86,7 @@ export function App() {
     performance.mark("svc-ready");
   }, []);
   const plugin = pluginPagePath.exec(path);
-  const View = screenViews[path as keyof typeof screenViews];
+  const View = isScreenPath(path) ? screenViews[path] : undefined;
   useEffect(() => {
     const title = screens.find((screen) => screen.path === path)?.title;
     document.title = title ? `${title} · svc` : "svc";

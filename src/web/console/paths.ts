@@ -18,7 +18,10 @@ export type ScreenPath = (typeof screens)[number]["path"];
 /** A plugin page inside the console: `/plugins/<slug>/<page-id>`. */
 export const pluginPagePath = /^\/plugins\/([a-z0-9][a-z0-9-]{0,213})\/([a-z0-9][a-z0-9-]{0,63})$/;
 
+export const isScreenPath = (path: string): path is ScreenPath =>
+  screens.some((screen) => screen.path === path);
+
 /** Whether the console draws something at `path` (the server answers the document for it). */
 export function isConsolePath(path: string): boolean {
-  return screens.some((screen) => screen.path === path) || pluginPagePath.test(path);
+  return isScreenPath(path) || pluginPagePath.test(path);
 }
