@@ -1,13 +1,6 @@
 import type { Database } from "bun:sqlite";
 
-/** One stored plugin value; `value` is its JSON text. */
-export interface PluginStorageRow {
-  plugin: string;
-  key: string;
-  value: string;
-  updated_at: string;
-}
-
+/** What each plugin stores: a JSON text per key. */
 export interface PluginStorageRepo {
   /** The JSON text stored under `key` for `plugin`, or null. */
   find(plugin: string, key: string): string | null;

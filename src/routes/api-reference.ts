@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { docsStyle, renderApiDocsHtml } from "../http/api-docs-html.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 
 const styleHash = new Bun.CryptoHasher("sha256").update(docsStyle).digest("base64");
 

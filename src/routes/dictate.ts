@@ -2,8 +2,8 @@ import { AppError } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { liveFormats } from "../http/dictate-protocol.ts";
 import type { DictateSocketData } from "../http/dictate-socket.ts";
+import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 
 const dictateDoc: RouteSpec = {
   summary: "Live dictation (WebSocket)",

@@ -4,7 +4,7 @@ import { engineIds } from "../dictation/engines/ids.ts";
 import { type EngineView, engineViews } from "../dictation/engines/models.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { describes } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 
 const modelSchema = v.object({
   id: v.string(),

@@ -1,9 +1,9 @@
 import { AppError } from "../errors.ts";
 import { eventTypes } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
 import type { EventsSocketData } from "../http/events-socket.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 
 const eventsDoc: RouteSpec = {
   summary: "Event stream (WebSocket)",

@@ -15,8 +15,8 @@ import {
 } from "../formats/schemas.ts";
 import type { Format, FormatInput } from "../formats/types.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { idParamsSchema, readId } from "../http/params.ts";
-import { documentedRoutes } from "../http/routes.ts";
 import { readJson, readQuery } from "../http/validate.ts";
 import { pageSchema } from "../lists.ts";
 

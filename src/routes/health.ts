@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
 import type { Respond, StaticRoute } from "../http/request-context.ts";
 import { apiResponder } from "../http/request-info.ts";
-import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 
 const healthDoc: RouteSpec = {
   summary: "Health check",

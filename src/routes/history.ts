@@ -8,7 +8,7 @@ import {
 } from "../history/schemas.ts";
 import type { HistoryService } from "../history/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { readQuery } from "../http/validate.ts";
 import { pageSchema } from "../lists.ts";
 import { parseOrThrow } from "../validation.ts";

@@ -5,8 +5,8 @@ import type { ListQuery } from "../db/list-sql.ts";
 import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { idParamsSchema, readId } from "../http/params.ts";
-import { documentedRoutes } from "../http/routes.ts";
 import {
   exportQuerySchema,
   importQuerySchema,

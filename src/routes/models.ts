@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { engineIds } from "../dictation/engines/ids.ts";
 import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { readQuery } from "../http/validate.ts";
 import { parseOrThrow } from "../validation.ts";
 

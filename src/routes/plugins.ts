@@ -2,9 +2,9 @@ import type { Context } from "hono";
 import * as v from "valibot";
 import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { rawPath } from "../http/raw-path.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import { documentedRoutes } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
 import { mediaTypeOf, readJson, readQuery } from "../http/validate.ts";
 import {

@@ -4,7 +4,7 @@ import type { PipelineResult, TextPipeline } from "../dictation/text/pipeline.ts
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
 import { type ApiDocs, describes } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { readJson } from "../http/validate.ts";
 
 /** Longest text accepted, in characters: about an hour of dictation. */

@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { engineIds } from "../dictation/engines/ids.ts";
 import { engineOwning, engines } from "../dictation/engines/registry.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { readJson } from "../http/validate.ts";
 import {
   type SettingDef,

@@ -7,9 +7,9 @@ import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
+import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
 import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import { documentedRoutes, type RouteSpec } from "../http/routes.ts";
 import type { AppEnv } from "../http/types.ts";
 import { parseOrThrow } from "../validation.ts";
 

@@ -403,11 +403,7 @@ export const settingsCatalog = {
 export type SettingsCatalog = typeof settingsCatalog;
 export type SettingKey = keyof SettingsCatalog;
 export type SettingValue<K extends SettingKey> = v.InferOutput<SettingsCatalog[K]["schema"]>;
-export type SettingValues = { [K in SettingKey]: SettingValue<K> };
 
 export const settingKeys = Object.keys(settingsCatalog) as SettingKey[];
 
 export const isKnownSetting = (key: string): key is SettingKey => Object.hasOwn(settingsCatalog, key);
-
-export const isSecretSetting = (key: string): boolean =>
-  isKnownSetting(key) && (settingsCatalog[key] as SettingDef).secret === true;

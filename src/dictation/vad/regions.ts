@@ -76,5 +76,3 @@ export function createRegionTracker(options: RegionOptions = defaultRegionOption
     },
   };
 }
-
-export type RegionTracker = ReturnType<typeof createRegionTracker>;

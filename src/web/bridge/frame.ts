@@ -2,7 +2,13 @@
 // own scripts: a classic script, so it runs at once and `document.currentScript` names its URL.
 // It defines `window.svc` only inside a frame; the console (host.ts) answers its messages.
 import type { SvcBridge } from "svc-sdk";
-import type { ApiRequestMessage, BridgeReply, HeaderList, InvokeMessage } from "./protocol.ts";
+import {
+  type ApiRequestMessage,
+  type BridgeReply,
+  type HeaderList,
+  type InvokeMessage,
+  nullBodyStatuses,
+} from "./protocol.ts";
 
 type Outgoing = Omit<ApiRequestMessage, "id"> | Omit<InvokeMessage, "id">;
 
@@ -84,8 +90,7 @@ type Outgoing = Omit<ApiRequestMessage, "id"> | Omit<InvokeMessage, "id">;
         init?.signal,
       );
       if (reply.kind !== "response") throw failed(reply);
-      // The Response constructor refuses a body, even an empty one, with these statuses.
-      const bytes = reply.status === 204 || reply.status === 205 || reply.status === 304 ? null : reply.body;
+      const bytes = nullBodyStatuses.has(reply.status) ? null : reply.body;
       return new Response(bytes, {
         status: reply.status,
         statusText: reply.statusText,

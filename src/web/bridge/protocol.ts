@@ -53,8 +53,7 @@ export interface ErrorReply {
   message: string;
 }
 
-export type BridgeRequest = ApiRequestMessage | InvokeMessage;
 export type BridgeReply = ResponseReply | ResultReply | ErrorReply;
 
-/** Statuses whose Response may not have a body (the Response constructor throws otherwise). */
+/** Statuses whose Response may not have a body: the constructor refuses one, even an empty one. */
 export const nullBodyStatuses: ReadonlySet<number> = new Set([204, 205, 304]);

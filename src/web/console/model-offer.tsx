@@ -10,7 +10,7 @@ const targetOf = (overview: ModelsOverview | undefined) =>
   overview?.models.find((model) => model.id === overview.active && model.preset)?.id ??
   overview?.defaultModel;
 
-export function DefaultModelOffer(props: { onInstalled?: () => void }) {
+function DefaultModelOffer(props: { onInstalled?: () => void }) {
   const downloads = useModelDownloads({
     onInstalled: (id) => {
       if (id === targetOf(downloads.overview)) props.onInstalled?.();

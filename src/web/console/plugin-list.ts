@@ -5,7 +5,6 @@ import { type Answer, api } from "./api.ts";
 import { onServerEvent } from "./events.ts";
 
 export type PluginInfo = Answer<"get", "/api/plugins">["items"][number];
-export type PluginPageInfo = PluginInfo["pages"][number];
 
 interface State {
   plugins: PluginInfo[];

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import type { DataTransfer } from "../data/transfer.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { documentedRoutes } from "../http/routes.ts";
+import { documentedRoutes } from "../http/documented-routes.ts";
 import { readJson, readQuery } from "../http/validate.ts";
 
 const importQuerySchema = v.object({
