@@ -15,7 +15,6 @@ import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
 import type { PluginHost } from "./plugins/host.ts";
-import { reservedSlugs } from "./plugins/slug.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-transfer.ts";
@@ -78,32 +77,22 @@ export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
   return { ...services, plugins, models, dictation, db, events, ...http, docs: createApiDocs() };
 }
 
-// A plugin tarball is at most 10 MiB: it takes the import limit, not the JSON one.
-const importPaths = new Set([
-  "/api/import",
-  "/api/dictionary/import",
-  "/api/vocabulary/import",
-  "/api/plugins/install",
-]);
-const pluginPath = /^\/api\/plugins\/([^/]+)(?:\/(enable|disable))?$/;
-
-/** `/api/plugins/<reserved slug>` or `…/<slug>/enable|disable`: svc's routes, not a plugin's. */
-function isPluginManagement(path: string): boolean {
-  const match = pluginPath.exec(path);
-  return match !== null && (match[2] !== undefined || reservedSlugs.has(match[1] ?? ""));
-}
+/** A plugin's own routes: `/api/plugins/<slug>/…`, past svc's management routes. */
+const pluginNamespace = "/api/plugins/";
 
 /**
- * The body limit a path gets: audio uploads and plugin routes (whatever a plugin accepts)
- * SVC_MAX_BODY_SIZE, imports SVC_MAX_IMPORT_SIZE, every other route (JSON) SVC_MAX_JSON_SIZE.
+ * The body limit a request gets: the one its documented route declares (`bodyKind`: audio
+ * uploads SVC_MAX_BODY_SIZE, imports SVC_MAX_IMPORT_SIZE), SVC_MAX_BODY_SIZE for a plugin's own
+ * routes (whatever a plugin accepts), and SVC_MAX_JSON_SIZE for everything else.
  */
-export function bodyKindOf(path: string): BodyKind {
-  const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-  if (trimmed === "/api/transcribe" || trimmed.startsWith("/v1/audio/")) return "upload";
-  if (importPaths.has(trimmed)) return "import";
-  if (trimmed.startsWith("/api/plugins/") && !isPluginManagement(trimmed)) return "upload";
-  return "json";
-}
+const bodyKinds =
+  (docs: ApiDocs) =>
+  (method: string, path: string): BodyKind => {
+    const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+    const route = docs.routeAt(method, trimmed);
+    if (route) return route.bodyKind ?? "json";
+    return trimmed.startsWith(pluginNamespace) ? "upload" : "json";
+  };
 
 /** `/v1/…`: the OpenAI-compatible API, read from the URL without parsing it. */
 function isOpenAiPath(url: string): boolean {
@@ -122,6 +111,7 @@ export function createApp(deps: AppDeps) {
     openSockets: new Set(["/api/events"]),
   });
   const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
+  const bodyKindOf = bodyKinds(deps.docs);
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
@@ -145,7 +135,7 @@ export function createApp(deps: AppDeps) {
     deps.bridgeScriptUrl ?? (async () => (await consoleAssets()).byName["bridge.js"].url);
   // Management first: its paths are reserved, so no plugin namespace can shadow them.
   mount(createPluginRoutes({ ...deps, bridgeScriptUrl }));
-  app.all("/api/plugins/:slug/*", createPluginNamespace(deps.plugins));
+  app.all(`${pluginNamespace}:slug/*`, createPluginNamespace(deps.plugins));
   mount(createApiReferenceRoutes(deps));
   app.route("/", createConsoleRoutes({ version: deps.version, assets: consoleAssets }));
   app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
@@ -157,6 +147,8 @@ export function createApp(deps: AppDeps) {
     return isOpenAiPath(request.url) ? Promise.resolve(response).then(toOpenAiError) : response;
   };
   return Object.assign(app, {
+    /** The body limit a request gets, by its route (the body guard's choice; tests read it). */
+    bodyKindOf: (path: string, method = "POST") => bodyKindOf(method, path),
     /**
      * Bun.serve's native route table, searched before `fetch`: GET /api/health is answered there
      * without Hono's router, through the same request context (guards, id, headers, log line).

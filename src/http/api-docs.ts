@@ -1,6 +1,7 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema, InferOutput } from "valibot";
 import { type ErrorCode, errorCodes } from "../error-codes.ts";
+import type { BodyKind } from "./body-guard.ts";
 
 /** One documented route. Routes register these beside their handlers with the schemas they validate with. */
 export interface RouteDoc {
@@ -15,6 +16,11 @@ export interface RouteDoc {
   body?: GenericSchema;
   /** Non-JSON request bodies (audio, CSV), by content type. */
   bodyTypes?: string[];
+  /**
+   * Which size limit its body gets (the body guard reads it before the route runs): `upload`
+   * (SVC_MAX_BODY_SIZE) for audio, `import` (SVC_MAX_IMPORT_SIZE) for imports; JSON when absent.
+   */
+  bodyKind?: Exclude<BodyKind, "json">;
   responses?: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
   /**
    * Error codes this route answers with beyond those its shape implies (`impliedErrors`): the
@@ -55,6 +61,8 @@ export function routeErrors(doc: RouteDoc): ErrorCode[] {
 export interface ApiDocs {
   add(...docs: RouteDoc[]): void;
   readonly routes: readonly RouteDoc[];
+  /** The documented route a request reaches, by its method and path (`/api/history/42`). */
+  routeAt(method: string, path: string): RouteDoc | undefined;
   document(info: { version: string }): Record<string, unknown>;
 }
 
@@ -159,13 +167,29 @@ function operation(doc: RouteDoc) {
   };
 }
 
+/** A documented path as a pattern: `:name` one segment, `*` the rest. */
+const pathPattern = (path: string) =>
+  new RegExp(
+    `^${path
+      .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+      .replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")
+      .replace(/\*/g, ".*")}$`,
+  );
+
 export function createApiDocs(): ApiDocs {
   const routes: RouteDoc[] = [];
+  let patterns: { doc: RouteDoc; pattern: RegExp }[] | undefined;
   return {
     add: (...docs) => {
       routes.push(...docs);
+      patterns = undefined;
     },
     routes,
+    routeAt(method, path) {
+      patterns ??= routes.map((doc) => ({ doc, pattern: pathPattern(doc.path) }));
+      const wanted = method.toLowerCase();
+      return patterns.find(({ doc, pattern }) => doc.method === wanted && pattern.test(path))?.doc;
+    },
     document({ version }) {
       const paths: Record<string, Record<string, unknown>> = {};
       for (const doc of routes) {

@@ -70,7 +70,7 @@ const busy = (pool: Pool, limit: number, retryAfterSeconds: number) =>
  */
 export function createBodyGuard(
   limits: BodyLimits,
-  kindOf: (path: string) => BodyKind,
+  kindOf: (method: string, path: string) => BodyKind,
 ): MiddlewareHandler<AppEnv> {
   const windowMs = limits.rateWindowMs ?? 10_000;
   const retryAfter = Math.max(1, Math.ceil(windowMs / 1000));
@@ -84,7 +84,7 @@ export function createBodyGuard(
   return async (c, next) => {
     const request = c.req.raw;
     if (request.body === null) return next();
-    const kind = kindOf(c.req.path);
+    const kind = kindOf(c.req.method, c.req.path);
     const maxBytes = maxBytesOf[kind];
     const declared = request.headers.has("transfer-encoding") ? null : request.headers.get("content-length");
     // Refused from the header alone, before a byte is read or a slot taken.

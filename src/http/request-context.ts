@@ -92,7 +92,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
 export function installRequestContext(
   app: Hono<AppEnv>,
   context: RequestContext,
-  body: { limits: BodyLimits; kindOf: (path: string) => BodyKind },
+  body: { limits: BodyLimits; kindOf: (method: string, path: string) => BodyKind },
 ): void {
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", createBodyGuard(body.limits, body.kindOf));
   const dispatch = app.fetch;

@@ -65,6 +65,7 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
       : "OpenAI-compatible translation to English (multilingual whisper models)",
   description: fieldsDoc(task),
   bodyTypes: ["multipart/form-data"],
+  bodyKind: "upload",
   responses: {
     200: { description: "The transcript in the requested format", schema: transcriptionSchema },
   },

@@ -76,6 +76,8 @@ export function createPluginRoutes(deps: {
           "A tarball (npm pack output; Content-Type application/gzip or application/octet-stream, at most 10 MiB; ?enable=true to switch it on) is installed through the same checks, named by its package.json. From the registry: validates the name before any network request, resolves `version` (a version, range or dist-tag; default latest), verifies the tarball's sha512 integrity, extracts it without links or escaping paths, runs no scripts and installs no dependencies, then moves it into place atomically. The plugin is listed in `plugins` but stays in `disabled_plugins` unless `enable` is true. Errors: 400 invalid_package_name, 404 not_found, 409 install_in_progress or slug_taken, 422 unsafe_archive, invalid_manifest or package_too_large, 502 integrity_mismatch or registry_unreachable.",
         body: installBody,
         bodyTypes: [...tarballTypes],
+        // A tarball is at most 10 MiB: it takes the import limit, not the JSON one.
+        bodyKind: "import",
         query: installQuery,
         responses: {
           200: { description: "An installed copy was replaced", schema: onePluginSchema },

@@ -83,6 +83,7 @@ export const transcribeDoc: RouteSpec = {
     "audio/pcm",
     "multipart/form-data",
   ],
+  bodyKind: "upload",
   responses: { 200: { description: "The transcript", schema: transcribeResultSchema } },
   errors: transcribeErrors,
 };
