@@ -9,6 +9,7 @@ import { presetFor, whisperModelFile } from "./helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "./helpers/model-mirror.ts";
 import { startRegistry } from "./helpers/registry-server.ts";
 import { goForward } from "./helpers/sphinx-testdata.ts";
+import { until } from "./helpers/until.ts";
 
 // Any page on any port of this machine may open /api/events (docs/SPEC.md §5 trusts localhost origins
 // for upgrades), and it reads whatever the socket carries. So events carry ids, keys, names and
@@ -34,11 +35,8 @@ let t: TestApp;
 let transcript = "";
 
 async function waitFor(type: string, id: string): Promise<void> {
-  const deadline = performance.now() + 10_000;
-  while (!t.events.some((event) => event.type === type && event.id === id)) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${type} ${id}`);
-    await Bun.sleep(5);
-  }
+  const seen = () => t.events.some((event) => event.type === type && event.id === id);
+  await until(seen, Boolean, { what: `${type} ${id}`, everyMs: 5 });
 }
 
 async function send(path: string, method: string, body?: unknown): Promise<Response> {

@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import type { Locator, Page } from "playwright-core";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import {
   type ConsolePage,
   desktop,
@@ -17,36 +16,28 @@ import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixtu
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
 import { type PinnedServer, startPinnedServer } from "../helpers/pinned-server.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
+import { until } from "../helpers/until.ts";
 
 // The Formats, Settings and Models screens and the first-run model offer in Chromium, against the
 // compiled binary; every change made in the page is checked through the HTTP API.
 
-let dir: string;
-let svc: RunningServer;
+// The binary pins the real base.en (148 MB): this mirror's 1000-byte file is refused at once.
 let mirror: ModelMirror;
-let browser: Browser;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-console-config-"));
-  // The binary pins the real base.en (148 MB): this mirror's 1000-byte file is refused at once.
+beforeAll(() => {
   mirror = startModelMirror({ "ggml-base.en.bin": ggmlLikeFile(1000) });
-  svc = await startBinary({
-    SVC_DB_PATH: join(dir, "svc.db"),
-    SVC_MODELS_DIR: join(dir, "models"),
-    SVC_MODEL_BASE_URL: mirror.url,
-  });
-  browser = await launchChromium();
-}, 60_000);
+});
+afterAll(() => mirror?.stop());
 
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  mirror?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const suite = browserSuite("console-config", {
+  env: (dir) => ({ SVC_MODELS_DIR: join(dir, "models"), SVC_MODEL_BASE_URL: mirror.url }),
 });
 
-async function open(path: string, viewport: { width: number; height: number } = desktop, base = svc.url) {
-  return await openConsole(browser, `${base}${path}`, { viewport });
+async function open(
+  path: string,
+  viewport: { width: number; height: number } = desktop,
+  base = suite.svc.url,
+) {
+  return await openConsole(suite.browser, `${base}${path}`, { viewport });
 }
 
 /**
@@ -63,7 +54,7 @@ async function finish({ page, problems }: ConsolePage, screenshot?: string, expe
   await page.context().close();
 }
 
-async function api<T>(path: string, init?: RequestInit, base = svc.url): Promise<T> {
+async function api<T>(path: string, init?: RequestInit, base = suite.svc.url): Promise<T> {
   const response = await fetch(`${base}${path}`, init);
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
@@ -74,27 +65,12 @@ const send = (method: string, body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-/** Polls `read` until `ok` holds (the page acts asynchronously), failing with the last value. */
-async function eventually<T>(
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (performance.now() > deadline)
-      throw new Error(`condition not met; last value: ${JSON.stringify(value)}`);
-    await Bun.sleep(50);
-  }
-}
-
 interface SettingView {
   value: unknown;
   isDefault: boolean;
 }
-const setting = (key: string, base = svc.url) => api<SettingView>(`/api/settings/${key}`, undefined, base);
+const setting = (key: string, base = suite.svc.url) =>
+  api<SettingView>(`/api/settings/${key}`, undefined, base);
 
 interface Format {
   id: number;
@@ -152,9 +128,9 @@ describe("the first-run model offer (compiled binary)", () => {
   }, 60_000);
 
   test("is not shown once the active model is installed", async () => {
-    mkdirSync(join(dir, "models"), { recursive: true });
-    copyFileSync(syntheticModel("micro"), join(dir, "models", "ggml-base.en.bin"));
-    expect(await modelRow("base.en", svc.url)).toMatchObject({ installed: true, active: true });
+    mkdirSync(join(suite.dir, "models"), { recursive: true });
+    copyFileSync(syntheticModel("micro"), join(suite.dir, "models", "ggml-base.en.bin"));
+    expect(await modelRow("base.en", suite.svc.url)).toMatchObject({ installed: true, active: true });
     const opened = await open("/");
     await opened.page.getByRole("heading", { name: "Dictate", exact: true }).waitFor();
     // The screen decides from these two answers; once both are in, the offer would be drawn.
@@ -192,7 +168,7 @@ describe("the Settings screen (compiled binary)", () => {
     // Keyboard: Enter in the field saves it.
     await timeout.fill("6000");
     await timeout.press("Enter");
-    await eventually(
+    await until(
       () => setting("llm_timeout_ms"),
       (view) => view.value === 6000 && !view.isDefault,
     );
@@ -200,7 +176,7 @@ describe("the Settings screen (compiled binary)", () => {
     expect(await timeout.getAttribute("aria-invalid")).toBeNull();
 
     await form.getByRole("button", { name: "Reset to default" }).click();
-    await eventually(
+    await until(
       () => setting("llm_timeout_ms"),
       (view) => view.isDefault && view.value === 4000,
     );
@@ -215,7 +191,7 @@ describe("the Settings screen (compiled binary)", () => {
     const { page } = opened;
     await page.getByLabel("History paused").check();
     await field(page, "history_paused").getByRole("button", { name: "Save" }).click();
-    await eventually(
+    await until(
       () => setting("history_paused"),
       (view) => view.value === true,
     );
@@ -227,7 +203,7 @@ describe("the Settings screen (compiled binary)", () => {
     expect(await setting("filler_words")).toMatchObject({ value: [], isDefault: true });
     await fillers.fill('["basically", "you know"]');
     await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
-    await eventually(
+    await until(
       () => setting("filler_words"),
       (view) => JSON.stringify(view.value) === '["basically","you know"]',
     );
@@ -236,7 +212,7 @@ describe("the Settings screen (compiled binary)", () => {
     expect(await key.locator(".badge").textContent()).toBe("not set");
     await page.locator("#setting-llm_api_key").fill("sk-console-secret-1234");
     await key.getByRole("button", { name: "Save" }).click();
-    await eventually(
+    await until(
       () => setting("llm_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":true}',
     );
@@ -244,7 +220,7 @@ describe("the Settings screen (compiled binary)", () => {
     expect(await page.locator("#setting-llm_api_key").inputValue()).toBe("");
     expect(await page.content()).not.toContain("sk-console-secret-1234");
     await key.getByRole("button", { name: "Remove key" }).click();
-    await eventually(
+    await until(
       () => setting("llm_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":false}',
     );
@@ -282,7 +258,7 @@ describe("the Formats screen (compiled binary)", () => {
     await editor.getByLabel("Apps it applies to").fill("standupbot");
     await editor.getByLabel("End of the text").selectOption("add");
     await editor.getByRole("button", { name: "Create format" }).click();
-    const created = await eventually(() => formatNamed("Standup"), Boolean);
+    const created = await until(() => formatNamed("Standup"), Boolean);
     expect(created).toMatchObject({ appPattern: "standupbot", enabled: true, isBuiltin: false });
     expect(created?.style.endPunctuation).toBe("add");
 
@@ -294,7 +270,7 @@ describe("the Formats screen (compiled binary)", () => {
     await edit.getByLabel("Name").fill("Standup notes");
     await edit.getByLabel("End of the text").selectOption("strip");
     await edit.getByRole("button", { name: "Save changes" }).click();
-    await eventually(
+    await until(
       () => formatNamed("Standup notes"),
       (format) => format?.style.endPunctuation === "strip",
     );
@@ -318,7 +294,7 @@ describe("the Formats screen (compiled binary)", () => {
       .getByRole("listitem")
       .filter({ has: page.getByRole("heading", { name: "Standup notes", exact: true }) });
     await notes.getByRole("checkbox", { name: "Standup notes enabled" }).uncheck();
-    await eventually(
+    await until(
       () => formatNamed("Standup notes"),
       (format) => format?.enabled === false,
     );
@@ -327,7 +303,7 @@ describe("the Formats screen (compiled binary)", () => {
 
     await notes.getByRole("button", { name: "Delete" }).click();
     await notes.getByRole("button", { name: "Click again to delete “Standup notes”" }).click();
-    await eventually(
+    await until(
       () => formatNamed("Standup notes"),
       (format) => format === undefined,
     );
@@ -350,7 +326,7 @@ describe("the Formats screen (compiled binary)", () => {
 
     await page.getByRole("button", { name: "Reset built-ins" }).click();
     await page.getByRole("button", { name: "Click again to restore every built-in" }).click();
-    await eventually(
+    await until(
       () => formatNamed("Email"),
       (format) => format?.enabled === true,
     );
@@ -368,20 +344,20 @@ describe("the Models screen (compiled binary)", () => {
     const opened = await open("/models");
     const { page } = opened;
     await page.getByRole("button", { name: "Use remote" }).click();
-    await eventually(
+    await until(
       () => setting("stt_engine"),
       (view) => view.value === "remote",
     );
     const remote = page.getByRole("region", { name: "Remote server" });
     await remote.getByLabel("Remote speech base URL").fill("http://127.0.0.1:9/v1");
     await field(page, "remote_stt_base_url").getByRole("button", { name: "Save" }).click();
-    await eventually(
+    await until(
       () => setting("remote_stt_base_url"),
       (view) => view.value === "http://127.0.0.1:9/v1",
     );
     await page.locator("#setting-remote_stt_api_key").fill("sk-remote-secret-5678");
     await field(page, "remote_stt_api_key").getByRole("button", { name: "Save" }).click();
-    await eventually(
+    await until(
       () => setting("remote_stt_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":true}',
     );
@@ -392,13 +368,13 @@ describe("the Models screen (compiled binary)", () => {
     await remote.getByLabel("Remote speech base URL").fill("http://127.0.0.2:9/v1");
     await field(page, "remote_stt_base_url").getByRole("button", { name: "Save" }).click();
     await page.locator(".toast", { hasText: "remote_stt_api_key was removed" }).waitFor();
-    await eventually(
+    await until(
       () => setting("remote_stt_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":false}',
     );
 
     await page.getByRole("button", { name: "Use whisper" }).click();
-    await eventually(
+    await until(
       () => setting("stt_engine"),
       (view) => view.value === "whisper",
     );
@@ -490,7 +466,7 @@ describe("model downloads from a mirror serving the pinned files", () => {
     expect(await modelRow("tiny.en", pinned.url)).toMatchObject({ installed: true, active: false });
 
     await card.getByRole("button", { name: "Use tiny.en" }).click();
-    await eventually(
+    await until(
       () => setting("stt_model", pinned.url),
       (view) => view.value === "tiny.en",
     );
@@ -505,13 +481,13 @@ describe("model downloads from a mirror serving the pinned files", () => {
       .getByRole("listitem")
       .filter({ has: page.getByRole("heading", { name: "base.en", exact: true }) });
     await base.getByRole("button", { name: "Use base.en" }).click();
-    await eventually(
+    await until(
       () => setting("stt_model", pinned.url),
       (view) => view.value === "base.en",
     );
     await card.getByRole("button", { name: "Delete tiny.en", exact: true }).click();
     await card.getByRole("button", { name: "Click again to delete tiny.en" }).click();
-    await eventually(
+    await until(
       () => modelRow("tiny.en", pinned.url),
       (row) => row?.installed === false,
     );

@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Server } from "bun";
-import type { Browser, Page } from "playwright-core";
+import { afterAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 // The History, Dictionary and Vocabulary screens against the compiled binary in Chromium. What
@@ -15,38 +12,22 @@ import { goForward } from "../helpers/sphinx-testdata.ts";
 // from a real recording sent to the remote speech engine, answered by a local server standing in
 // for the provider with the texts each test queues.
 
-let dir: string;
-let server: RunningServer;
-let browser: Browser;
-let provider: Server<undefined>;
 const spoken: string[] = [];
 const clip = encodeWav(goForward());
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-console-data-"));
-  provider = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch: () => Response.json({ text: spoken.shift() ?? "nothing queued" }),
-  });
-  [server, browser] = await Promise.all([
-    startBinary({ SVC_DB_PATH: join(dir, "svc.db") }),
-    launchChromium(),
-  ]);
-  await call("PUT", "/api/settings/stt_engine", { value: "remote" });
-  await call("PUT", "/api/settings/remote_stt_base_url", { value: `http://127.0.0.1:${provider.port}/v1` });
-  await call("PUT", "/api/settings/remote_stt_model", { value: "whisper-1" });
-}, 120_000);
+const provider = fakeSpeechServer(() => spoken.shift() ?? "nothing queued");
+afterAll(() => provider.stop());
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  provider?.stop(true);
-  rmSync(dir, { recursive: true, force: true });
+const suite = browserSuite("console-data", {
+  ready: async () => {
+    await call("PUT", "/api/settings/stt_engine", { value: "remote" });
+    await call("PUT", "/api/settings/remote_stt_base_url", { value: provider.url });
+    await call("PUT", "/api/settings/remote_stt_model", { value: "whisper-1" });
+  },
 });
 
 async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${suite.svc.url}${path}`, {
     method,
     ...(body === undefined
       ? {}
@@ -65,7 +46,7 @@ const list = async (path: string) => (await call("GET", path)) as unknown as Lis
 /** Dictates `text` (from `app`) through POST /api/transcribe. */
 async function dictate(text: string, app: string) {
   spoken.push(text);
-  const res = await fetch(`${server.url}/api/transcribe`, {
+  const res = await fetch(`${suite.svc.url}/api/transcribe`, {
     method: "POST",
     body: clip,
     headers: { "content-type": "audio/wav", "x-app-context": app },
@@ -77,7 +58,7 @@ async function open(
   path: string,
   viewport: { width: number; height: number } = desktop,
 ): Promise<ConsolePage> {
-  const opened = await openConsole(browser, `${server.url}${path}`, { viewport });
+  const opened = await openConsole(suite.browser, `${suite.svc.url}${path}`, { viewport });
   // A missing element fails the test with a locator's message, well before the test's own timeout.
   opened.page.setDefaultTimeout(8_000);
   await opened.page.locator("#screen-title").waitFor();
@@ -293,7 +274,7 @@ for (const { name, key, other } of [
           new RegExp(`^svc-${name}-\\d{4}-\\d{2}-\\d{2}\\.${format}$`),
         );
         const saved = readFileSync((await download.path()) ?? "");
-        const fromApi = await (await fetch(`${server.url}${api}/export?format=${format}`)).arrayBuffer();
+        const fromApi = await (await fetch(`${suite.svc.url}${api}/export?format=${format}`)).arrayBuffer();
         expect(saved.equals(Buffer.from(fromApi))).toBe(true);
         expect(saved.toString("utf8")).toContain("immich, photos");
       }

@@ -1,58 +1,44 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { launchChromium } from "../helpers/browser.ts";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
 import { TESTDATA } from "../helpers/sphinx-testdata.ts";
 
 // The Dictate screen against the compiled binary with the sphinx engine, Chromium's fake
 // microphone playing pocketsphinx's goforward recording ("go forward ten meters").
 
-let dir: string;
-let svc: RunningServer;
-let browser: Browser;
-let microphoneWav: string;
-let webm: string;
-
 function ffmpeg(...args: string[]): void {
   const result = Bun.spawnSync(["ffmpeg", "-hide_banner", "-loglevel", "error", "-y", ...args]);
   if (result.exitCode !== 0) throw new Error(`ffmpeg failed: ${result.stderr.toString()}`);
 }
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-dictate-"));
-  const raw = ["-f", "s16le", "-ar", "16000", "-ac", "1", "-i", `${TESTDATA}/goforward.raw`];
-  // The fake microphone loops its file: 4 s of silence after the speech keep one take per recording.
-  microphoneWav = join(dir, "goforward-mic.wav");
-  ffmpeg(...raw, "-af", "apad=pad_dur=4", "-ar", "48000", microphoneWav);
-  webm = join(dir, "goforward.webm");
-  ffmpeg(...raw, "-c:a", "libopus", "-b:a", "32k", webm);
-  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db") });
-  const engine = await fetch(`${svc.url}/api/settings/stt_engine`, {
-    method: "PUT",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ value: "sphinx" }),
-  });
-  expect(engine.status).toBe(200);
-  browser = await launchChromium([
+const suite = browserSuite("console-dictate", {
+  prepare: (dir) => {
+    const raw = ["-f", "s16le", "-ar", "16000", "-ac", "1", "-i", `${TESTDATA}/goforward.raw`];
+    // The fake microphone loops its file: 4 s of silence after the speech keep one take per recording.
+    ffmpeg(...raw, "-af", "apad=pad_dur=4", "-ar", "48000", join(dir, "goforward-mic.wav"));
+    ffmpeg(...raw, "-c:a", "libopus", "-b:a", "32k", join(dir, "goforward.webm"));
+  },
+  chromium: (dir) => [
     "--use-fake-ui-for-media-stream",
     "--use-fake-device-for-media-stream",
-    `--use-file-for-fake-audio-capture=${microphoneWav}`,
+    `--use-file-for-fake-audio-capture=${join(dir, "goforward-mic.wav")}`,
     "--autoplay-policy=no-user-gesture-required",
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  ],
+  ready: async ({ svc }) => {
+    const engine = await fetch(`${svc.url}/api/settings/stt_engine`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "sphinx" }),
+    });
+    expect(engine.status).toBe(200);
+  },
 });
+const webm = () => join(suite.dir, "goforward.webm");
 
 async function historyTexts(source?: string): Promise<string[]> {
-  const list = (await (await fetch(`${svc.url}/api/history`)).json()) as {
+  const list = (await (await fetch(`${suite.svc.url}/api/history`)).json()) as {
     items: { finalText: string; source: string }[];
   };
   return list.items
@@ -62,7 +48,7 @@ async function historyTexts(source?: string): Promise<string[]> {
 
 describe("the Dictate screen", () => {
   test("records the microphone and shows the finished text, stored in history", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/`);
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`);
     const record = page.getByRole("button", { name: "Record" });
     await record.click();
     await page.getByRole("button", { name: "Stop" }).waitFor();
@@ -103,12 +89,12 @@ describe("the Dictate screen", () => {
   }, 60_000);
 
   test("transcribes a WebM file chosen with the picker and one dropped on the page", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: phone });
-    await page.setInputFiles("#audio-file", webm);
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: phone });
+    await page.setInputFiles("#audio-file", webm());
     const text = page.locator("#result-text");
     await text.waitFor({ timeout: 20_000 });
     expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
-    const bytes = [...new Uint8Array(await Bun.file(webm).arrayBuffer())];
+    const bytes = [...new Uint8Array(await Bun.file(webm()).arrayBuffer())];
     const dropped = await page.evaluateHandle((data) => {
       const transfer = new DataTransfer();
       transfer.items.add(new File([new Uint8Array(data)], "clip.webm", { type: "audio/webm" }));
@@ -133,7 +119,7 @@ describe("the Dictate screen", () => {
       "--deny-permission-prompts",
     ]);
     try {
-      const { page, problems } = await openConsole(refusing, `${svc.url}/`);
+      const { page, problems } = await openConsole(refusing, `${suite.svc.url}/`);
       await page.getByRole("button", { name: "Record" }).click();
       const alert = page.getByRole("alert");
       await alert.waitFor({ timeout: 10_000 });
@@ -147,8 +133,8 @@ describe("the Dictate screen", () => {
   }, 30_000);
 
   test("offers the languages the language setting lists, named in the reader's language", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
-    const schema = (await (await fetch(`${svc.url}/api/settings/schema`)).json()) as {
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: desktop });
+    const schema = (await (await fetch(`${suite.svc.url}/api/settings/schema`)).json()) as {
       items: { key: string; schema: { examples?: string[] } }[];
     };
     const examples = schema.items.find((item) => item.key === "language")?.schema.examples ?? [];
@@ -174,8 +160,8 @@ describe("the Dictate screen", () => {
   }, 30_000);
 
   test("a file that is not audio gets a sentence, not a crash", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport: desktop });
-    const notAudio = join(dir, "notes.txt");
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: desktop });
+    const notAudio = join(suite.dir, "notes.txt");
     await Bun.write(notAudio, "these are not sounds");
     await page.setInputFiles("#audio-file", notAudio);
     const alert = page.getByRole("alert");

@@ -1,46 +1,31 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import { describe, expect, test } from "bun:test";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import { openConsole } from "../helpers/console.ts";
 import { expectConfined, hostilePageRequests, hostileResults } from "../helpers/hostile-page.ts";
 import { pluginsDirWith } from "../helpers/plugins.ts";
+import { until } from "../helpers/until.ts";
 
 // The hostile fixture page inside the real console of the compiled binary, where bridge.test.ts
 // frames it in a stand-in: the console's own wiring of the bridge (its toasts, copy and navigation)
 // must hold as well, and svc's request log shows what reached it.
 
 const hostile = "/api/plugins/fx-hostile-page";
-let pluginsDir: string;
-let svc: RunningServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  pluginsDir = pluginsDirWith("fx-hostile-page");
+const suite = browserSuite("console-hostile", {
+  makeDir: () => pluginsDirWith("fx-hostile-page"),
   // At debug, so the page's passing /api/health calls are logged too (at info they are not).
-  svc = await startBinary({
-    SVC_DB_PATH: join(pluginsDir, "svc.db"),
-    SVC_PLUGINS_DIR: pluginsDir,
-    SVC_LOG_LEVEL: "debug",
-  });
-  const enabled = await fetch(`${svc.url}${hostile}/enable`, { method: "POST" });
-  if (!enabled.ok) throw new Error(`enable: ${enabled.status} ${await enabled.text()}`);
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  rmSync(pluginsDir, { recursive: true, force: true });
+  env: (dir) => ({ SVC_PLUGINS_DIR: dir, SVC_LOG_LEVEL: "debug" }),
+  ready: async ({ svc }) => {
+    const enabled = await fetch(`${svc.url}${hostile}/enable`, { method: "POST" });
+    if (!enabled.ok) throw new Error(`enable: ${enabled.status} ${await enabled.text()}`);
+  },
 });
 
-const api = async (path: string): Promise<unknown> => (await fetch(`${svc.url}${path}`)).json();
+const api = async (path: string): Promise<unknown> => (await fetch(`${suite.svc.url}${path}`)).json();
 
 /** What the server logged as served since line `from`, as "METHOD /path". */
 const served = (from: number) =>
-  svc.lines
+  suite.svc.lines
     .slice(from)
     .filter((line) => line.msg === "request")
     .map((line) => `${line.method} ${line.path}`);
@@ -49,9 +34,12 @@ const served = (from: number) =>
  * Waits up to 2 s for `count` of the lines `served(from)` to pass `which`: log lines come through
  * a pipe, after the answers they record.
  */
-async function logged(from: number, count: number, which: (line: string) => boolean = () => true) {
-  for (let tries = 0; served(from).filter(which).length < count && tries < 100; tries++) await Bun.sleep(20);
-}
+const logged = (from: number, count: number, which: (line: string) => boolean = () => true) =>
+  until(
+    () => served(from).filter(which).length,
+    (seen) => seen >= count,
+    { timeoutMs: 2000, everyMs: 20, what: `${count} request lines` },
+  );
 
 describe("a hostile plugin page in the console (compiled binary)", () => {
   test("every way out is refused; the console neither toasts nor moves for it", async () => {
@@ -60,12 +48,15 @@ describe("a hostile plugin page in the console (compiled binary)", () => {
       plugins: await api("/api/plugins"),
       history: await api("/api/history"),
     });
-    const mark = svc.lines.length;
+    const mark = suite.svc.lines.length;
     const before = await state();
     // The three just served must be logged before the page's lines are counted.
     await logged(mark, 3);
-    const from = svc.lines.length;
-    const { page, problems } = await openConsole(browser, `${svc.url}/plugins/fx-hostile-page/main`);
+    const from = suite.svc.lines.length;
+    const { page, problems } = await openConsole(
+      suite.browser,
+      `${suite.svc.url}/plugins/fx-hostile-page/main`,
+    );
     const frame = await (
       await page.locator("iframe.plugin-frame").elementHandle({ timeout: 10_000 })
     )?.contentFrame();

@@ -1,37 +1,19 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import { describe, expect, test } from "bun:test";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
 
 // The Plugins screen and a plugin page inside the console, against the compiled binary: the
 // profanity filter (carried by svc, so installing it needs no registry) end to end.
 
-let dir: string;
-let svc: RunningServer;
-let browser: Browser;
+// The registry points nowhere: the bundled copy must be what installs.
+const suite = browserSuite("console-plugins", { env: () => ({ SVC_NPM_REGISTRY: "http://127.0.0.1:9" }) });
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-console-plugins-"));
-  // The registry points nowhere: the bundled copy must be what installs.
-  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db"), SVC_NPM_REGISTRY: "http://127.0.0.1:9" });
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const api = async <T>(path: string): Promise<T> => (await (await fetch(`${svc.url}${path}`)).json()) as T;
+const api = async <T>(path: string): Promise<T> =>
+  (await (await fetch(`${suite.svc.url}${path}`)).json()) as T;
 
 describe("plugins in the console", () => {
   test("install with Enable now, open its page from the menu, use it through window.svc", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`);
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/plugins`);
     await page.getByLabel("npm package name").fill("@svc/profanity-filter");
     await page.getByRole("checkbox", { name: "Enable now" }).check();
     await page.getByRole("button", { name: "Install" }).click();
@@ -63,7 +45,9 @@ describe("plugins in the console", () => {
   }, 60_000);
 
   test("disable takes the page out of the menu; uninstall removes the plugin", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`, { viewport: phone });
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/plugins`, {
+      viewport: phone,
+    });
     const card = page.locator("li.plugin", { hasText: "@svc/profanity-filter" });
     const menuLink = page.getByRole("navigation").getByRole("link", { name: "Profanity filter" });
     // In the menu first, so that its going away below is the Disable's doing.
@@ -72,9 +56,9 @@ describe("plugins in the console", () => {
     await card.locator(".badge", { hasText: "off" }).waitFor();
     await menuLink.waitFor({ state: "detached" });
     // The page of a plugin that is off says so instead of framing it.
-    await page.goto(`${svc.url}/plugins/svc-profanity-filter/profanity-filter`);
+    await page.goto(`${suite.svc.url}/plugins/svc-profanity-filter/profanity-filter`);
     await page.getByText("No enabled plugin has this page.").waitFor();
-    await page.goto(`${svc.url}/plugins`);
+    await page.goto(`${suite.svc.url}/plugins`);
     const uninstall = page.locator("li.plugin", { hasText: "@svc/profanity-filter" }).getByRole("button", {
       name: "Uninstall",
     });
@@ -87,7 +71,9 @@ describe("plugins in the console", () => {
   }, 60_000);
 
   test("an unknown package gets the registry's sentence at the form", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/plugins`, { viewport: desktop });
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/plugins`, {
+      viewport: desktop,
+    });
     await page.getByLabel("npm package name").fill("not a package!");
     await page.getByRole("button", { name: "Install" }).click();
     const error = page.locator("#install-error");

@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser } from "playwright-core";
-import { type RunningServer, startBinary } from "../helpers/binary.ts";
-import { launchChromium } from "../helpers/browser.ts";
+import { describe, expect, test } from "bun:test";
+import { browserSuite } from "../helpers/browser-suite.ts";
 import { desktop, openConsole, phone, screenshotPath, unlabelledControls } from "../helpers/console.ts";
 
 // Every screen of the console, and a plugin page, at a desktop and a phone size against the
 // compiled binary: no uncaught error and no CSP violation, every control named, nothing wider
 // than the screen, and a screenshot of each (bench-results/screenshots, a CI artifact).
-
-let dir: string;
-let svc: RunningServer;
-let browser: Browser;
 
 const screens = [
   ["/", "Dictate"],
@@ -27,22 +18,16 @@ const screens = [
   ["/plugins/svc-profanity-filter/profanity-filter", "Profanity filter"],
 ] as const;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "svc-console-screens-"));
-  svc = await startBinary({ SVC_DB_PATH: join(dir, "svc.db"), SVC_NPM_REGISTRY: "http://127.0.0.1:9" });
-  const installed = await fetch(`${svc.url}/api/plugins/install`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ npmName: "@svc/profanity-filter", enable: true }),
-  });
-  expect(installed.status).toBe(201);
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.stop();
-  rmSync(dir, { recursive: true, force: true });
+const suite = browserSuite("console-screens", {
+  env: () => ({ SVC_NPM_REGISTRY: "http://127.0.0.1:9" }),
+  ready: async () => {
+    const installed = await fetch(`${suite.svc.url}/api/plugins/install`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ npmName: "@svc/profanity-filter", enable: true }),
+    });
+    expect(installed.status).toBe(201);
+  },
 });
 
 describe("every console screen", () => {
@@ -51,7 +36,7 @@ describe("every console screen", () => {
     ["phone", phone],
   ] as const) {
     test(`at ${size} size: no errors, every control named, nothing too wide`, async () => {
-      const { page, problems } = await openConsole(browser, `${svc.url}/`, { viewport });
+      const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport });
       for (const [path, title] of screens) {
         // Through the menu, as a person moves around (the document is loaded once).
         await page
@@ -72,7 +57,7 @@ describe("every console screen", () => {
   }
 
   test("is keyboard-operable: a skip link first, then visible focus", async () => {
-    const { page, problems } = await openConsole(browser, `${svc.url}/history`);
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/history`);
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
     await page.keyboard.press("Enter");
@@ -88,9 +73,9 @@ describe("every console screen", () => {
   }, 30_000);
 
   test("follows the system's dark scheme", async () => {
-    const context = await browser.newContext({ colorScheme: "dark", viewport: desktop });
+    const context = await suite.browser.newContext({ colorScheme: "dark", viewport: desktop });
     const page = await context.newPage();
-    await page.goto(`${svc.url}/`);
+    await page.goto(`${suite.svc.url}/`);
     await page.locator("#screen-title").waitFor();
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await page.emulateMedia({ colorScheme: "light" });

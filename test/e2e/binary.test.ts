@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
+import { until } from "../helpers/until.ts";
 import { connectWyoming, pcm16, streamChunks } from "../helpers/wyoming.ts";
 
 let dir: string;
@@ -104,7 +105,7 @@ describe("compiled binary", () => {
     await fetch(`${server.url}/api/health?probe=1`);
     // Log lines leave in batches (within 20 ms); poll rather than guess.
     const logged = () => server.lines.some((line) => line.msg === "request" && line.path === "/api/health");
-    for (let attempt = 0; attempt < 40 && !logged(); attempt++) await Bun.sleep(25);
+    await until(logged, Boolean, { timeoutMs: 1000, everyMs: 25, what: "the health request's log line" });
     expect(logged()).toBe(true);
   });
 
@@ -278,11 +279,11 @@ describe("compiled binary without a usable temporary folder", () => {
     mkdirSync(join(own, "models"));
     copyFileSync(syntheticModel("micro"), join(own, "models", "ggml-base.en.bin"));
     const running = await startBinary({ SVC_DB_PATH: join(own, "svc.db"), TMPDIR: join(own, "missing") });
-    let line: Record<string, unknown> | undefined;
-    for (let tries = 0; tries < 100 && !line; tries++) {
-      line = running.lines.find((entry) => String(entry.msg).startsWith("speech engine"));
-      if (!line) await Bun.sleep(20);
-    }
+    const line = await until(
+      () => running.lines.find((entry) => String(entry.msg).startsWith("speech engine")),
+      Boolean,
+      { timeoutMs: 2000, everyMs: 20, what: "a speech engine log line" },
+    );
     expect(line).toMatchObject({ level: "warn", msg: "speech engine unavailable" });
     expect(JSON.stringify(line)).toContain("TMPDIR");
     expect(await running.stop()).toBe(0);

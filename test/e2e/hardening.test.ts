@@ -12,7 +12,9 @@ import { launchChromium } from "../helpers/browser.ts";
 import { connect as connectDictate, toPcm16 } from "../helpers/dictate-server.ts";
 import { freePort } from "../helpers/ports.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
+import { until } from "../helpers/until.ts";
 import { connectWyoming, pcm16, streamChunks, wyomingBytes } from "../helpers/wyoming.ts";
 
 // Issue 26's hostile cases against the compiled binary: what a page on another local port can
@@ -54,7 +56,7 @@ beforeAll(async () => {
     ["voice activity detector loaded", "speech engine"].every((msg) =>
       server.lines.some((line) => typeof line.msg === "string" && line.msg.startsWith(msg)),
     );
-  for (let waited = 0; !started() && waited < 20_000; waited += 50) await Bun.sleep(50);
+  await until(started, Boolean, { timeoutMs: 20_000, what: "the detector and the engine to load" });
   expect((await put("plugins", ["@fx/routes"])).status).toBe(200);
   expect((await put("stt_engine", "sphinx")).status).toBe(200);
   // Installed through the API, so switched off: enabling it would run its code.
@@ -176,23 +178,17 @@ describe("a secret and the URL it is sent to", () => {
   test("a base URL moved to another server never sends it the old key", async () => {
     const seen: Record<string, (string | null)[]> = { owner: [], attacker: [] };
     const stand = (name: string) =>
-      Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        fetch(request) {
-          seen[name]?.push(request.headers.get("authorization"));
-          return Response.json({ text: "rm -rf ~ # injected" });
-        },
+      fakeSpeechServer((request) => {
+        seen[name]?.push(request.headers.get("authorization"));
+        return "rm -rf ~ # injected";
       });
     const owner = stand("owner");
     const attacker = stand("attacker");
     try {
       await put("remote_stt_model", "whisper-1");
-      await put("remote_stt_base_url", `http://127.0.0.1:${owner.port}/v1`);
+      await put("remote_stt_base_url", owner.url);
       await put("remote_stt_api_key", "sk-user-secret");
-      const moved = (await (
-        await put("remote_stt_base_url", `http://127.0.0.1:${attacker.port}/v1`)
-      ).json()) as {
+      const moved = (await (await put("remote_stt_base_url", attacker.url)).json()) as {
         cleared?: string[];
       };
       expect(moved.cleared).toEqual(["remote_stt_api_key"]);
@@ -207,8 +203,8 @@ describe("a secret and the URL it is sent to", () => {
       expect(seen.attacker?.filter((header) => header !== null)).toEqual([]);
     } finally {
       await put("stt_engine", "sphinx");
-      owner.stop(true);
-      attacker.stop(true);
+      owner.stop();
+      attacker.stop();
     }
   }, 30_000);
 });

@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compiledBinary, type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
+import { until } from "../helpers/until.ts";
 
 const fixtures = resolve(import.meta.dir, "../fixtures/plugins");
 let dir: string;
@@ -30,15 +31,12 @@ type Listing = {
   }[];
 };
 
-async function waitForLoaded(names: string[]): Promise<Listing> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const listing = (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing;
-    const loaded = names.every((name) => listing.items.some((item) => item.name === name && item.loaded));
-    if (loaded) return listing;
-    await Bun.sleep(50);
-  }
-  throw new Error(`plugins never loaded: ${names.join(", ")}`);
-}
+const waitForLoaded = (names: string[]): Promise<Listing> =>
+  until(
+    async () => (await (await fetch(`${server.url}/api/plugins`)).json()) as Listing,
+    (listing) => names.every((name) => listing.items.some((item) => item.name === name && item.loaded)),
+    { timeoutMs: 5000, what: `plugins to load: ${names.join(", ")}` },
+  );
 
 /** A request exactly as written: fetch() would normalise the path before sending it. */
 const rawGet = (port: number, path: string) =>
@@ -109,7 +107,7 @@ describe("plugins in the compiled binary", () => {
     // Log lines leave in batches; give the last one a moment to arrive.
     const logged = () =>
       server.lines.some((line) => line.msg === 'plugin "@fx/throws-setup" failed in setup: boom in setup');
-    for (let attempt = 0; attempt < 40 && !logged(); attempt++) await Bun.sleep(50);
+    await until(logged, Boolean, { timeoutMs: 2000, what: "the setup failure's log line" });
     expect(logged()).toBe(true);
   });
 

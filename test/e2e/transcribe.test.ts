@@ -6,8 +6,10 @@ import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
 import { connect, streamFrames } from "../helpers/dictate-server.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
+import { until } from "../helpers/until.ts";
 
 let dir: string;
 let server: RunningServer;
@@ -171,13 +173,9 @@ describe("svc dictate in the compiled binary", () => {
 
 describe("compiled binary graceful shutdown", () => {
   test("SIGTERM lets an in-flight transcription finish, then exits 0", async () => {
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async () => {
-        await Bun.sleep(1500);
-        return Response.json({ text: "finished after shutdown began" });
-      },
+    using upstream = fakeSpeechServer(async () => {
+      await Bun.sleep(1500);
+      return "finished after shutdown began";
     });
     const own = await startBinary({ SVC_DB_PATH: join(mkdtempSync(join(tmpdir(), "svc-drain-")), "svc.db") });
     const put = (key: string, value: unknown) =>
@@ -187,7 +185,7 @@ describe("compiled binary graceful shutdown", () => {
         body: JSON.stringify({ value }),
       });
     await put("stt_engine", "remote");
-    await put("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
+    await put("remote_stt_base_url", upstream.url);
     await put("remote_stt_model", "whisper-1");
     const inFlight = fetch(`${own.url}/api/transcribe`, {
       method: "POST",
@@ -200,7 +198,6 @@ describe("compiled binary graceful shutdown", () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { text: string }).text).toBe("Finished after shutdown began");
     expect(await own.proc.exited).toBe(0);
-    upstream.stop(true);
   }, 30_000);
 });
 
@@ -211,14 +208,9 @@ describe("compiled binary start", () => {
       SVC_MODELS_DIR: join(dir, "models"),
     });
     const said = (msg: string) => own.lines.filter((line) => line.msg === msg);
-    for (
-      let attempt = 0;
-      attempt < 100 && said("speech engine ready to load on first use").length === 0;
-      attempt++
-    ) {
-      await Bun.sleep(50);
-    }
-    expect(said("speech engine ready to load on first use")).toMatchObject([{ engine: "whisper" }]);
+    const ready = () => said("speech engine ready to load on first use");
+    await until(() => ready().length, Boolean, { timeoutMs: 5000, what: "the start's engine line" });
+    expect(ready()).toMatchObject([{ engine: "whisper" }]);
     expect(said("speech model loaded")).toEqual([]);
     expect(said("voice activity detector loaded")).toEqual([]);
     const answer = await fetch(`${own.url}/api/transcribe`, {

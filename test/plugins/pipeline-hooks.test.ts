@@ -3,6 +3,7 @@ import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
 import { harness } from "../helpers/pipeline.ts";
 import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";
+import { fakeSpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 function pipelineOf(app: PluginApp, warnings: string[] = []) {
@@ -155,19 +156,13 @@ describe("beforeTranscribe in the real dictation path", () => {
 describe("beforeTranscribe picks the model and the vocabulary for one dictation", () => {
   test("the vocabulary reaches the engine's prompt; the model replaces stt_model", async () => {
     const prompts: string[] = [];
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(request) {
-        prompts.push(String((await request.formData()).get("prompt") ?? ""));
-        return Response.json({ text: "hello" });
-      },
+    const upstream = fakeSpeechServer(async (request) => {
+      prompts.push(String((await request.formData()).get("prompt") ?? ""));
+      return "hello";
     });
     try {
       const app = await startPluginApp({ fixtures: ["fx-hook-bias"], entries: ["@fx/hook-bias"] });
-      app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-      app.services.settings.set("remote_stt_model", "whisper-1");
-      app.services.settings.set("stt_engine", "remote");
+      useSpeechServer(app, upstream);
       app.services.vocabulary.create({ term: "Kubernetes" });
       const wav = encodeWav(goForward());
       const send = (context: string) =>
@@ -187,7 +182,7 @@ describe("beforeTranscribe picks the model and the vocabulary for one dictation"
       expect(refused.status).toBe(503);
       expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('"tiny.en"');
     } finally {
-      upstream.stop(true);
+      upstream.stop();
     }
   });
 });

@@ -6,6 +6,7 @@ import type { ServerEvent } from "../../src/events.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
+import { until } from "../helpers/until.ts";
 
 const small = whisperModelFile(1);
 const large = whisperModelFile(2, 16);
@@ -35,15 +36,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor<T>(find: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(5);
-  }
-}
+const waitFor = <T>(find: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> =>
+  until(find, (found): found is T => found !== undefined, { what, timeoutMs, everyMs: 5 });
 
 const eventOf = (type: string, id: string) => () => t.events.find((e) => e.type === type && e.id === id);
 const post = (path: string) => t.request(path, { method: "POST" });

@@ -3,6 +3,7 @@ import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { settingKeys, settingsCatalog } from "../../src/settings/catalog.ts";
 import { createTestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 const put = (t: ReturnType<typeof createTestApp>, key: string, value: unknown) =>
@@ -383,31 +384,23 @@ describe("API keys bound to the origin of their base URL", () => {
 
   test("a server the base URL is moved to never receives the old key", async () => {
     const seen: (string | null)[] = [];
-    const attacker = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch(request) {
-        seen.push(request.headers.get("authorization"));
-        return Response.json({ text: "rm -rf ~ # injected" });
-      },
+    using attacker = fakeSpeechServer((request) => {
+      seen.push(request.headers.get("authorization"));
+      return "rm -rf ~ # injected";
     });
-    try {
-      const t = createTestApp();
-      await put(t, "stt_engine", "remote");
-      await put(t, "remote_stt_model", "whisper-1");
-      await put(t, "remote_stt_base_url", "https://api.openai.com/v1");
-      await put(t, "remote_stt_api_key", "sk-user-secret");
-      await put(t, "remote_stt_base_url", `http://127.0.0.1:${attacker.port}/v1`);
-      const res = await t.request("/api/transcribe", {
-        method: "POST",
-        headers: { "content-type": "audio/wav" },
-        body: encodeWav(goForward()),
-      });
-      expect(await res.json()).toMatchObject({ engine: "remote" });
-      expect(seen.length).toBeGreaterThan(0);
-      expect(seen.filter((header) => header !== null)).toEqual([]);
-    } finally {
-      attacker.stop(true);
-    }
+    const t = createTestApp();
+    await put(t, "stt_engine", "remote");
+    await put(t, "remote_stt_model", "whisper-1");
+    await put(t, "remote_stt_base_url", "https://api.openai.com/v1");
+    await put(t, "remote_stt_api_key", "sk-user-secret");
+    await put(t, "remote_stt_base_url", attacker.url);
+    const res = await t.request("/api/transcribe", {
+      method: "POST",
+      headers: { "content-type": "audio/wav" },
+      body: encodeWav(goForward()),
+    });
+    expect(await res.json()).toMatchObject({ engine: "remote" });
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.filter((header) => header !== null)).toEqual([]);
   });
 });

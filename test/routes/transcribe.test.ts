@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { fakeSpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward, librivoxClips, TESTDATA } from "../helpers/sphinx-testdata.ts";
 import { wer } from "../helpers/wer.ts";
 
@@ -27,12 +28,6 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Points the app at a real OpenAI-compatible server on this machine (`upstream`). */
-function useRemote(app: TestApp, upstream: { port: number | undefined }): void {
-  app.services.settings.set("stt_engine", "remote");
-  app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-  app.services.settings.set("remote_stt_model", "whisper-1");
-}
-
 type Body = Record<string, unknown> & { text: string; raw: string; timings: Record<string, number> };
 
 function sphinxApp(): TestApp {
@@ -181,78 +176,55 @@ describe("POST /api/transcribe with the sphinx engine (real speech)", () => {
 
 describe("POST /api/transcribe input errors", () => {
   test("silence answers empty text without calling the engine", async () => {
-    let calls = 0;
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: () => {
-        calls++;
-        return Response.json({ text: "Thank you for watching." });
-      },
-    });
+    using upstream = fakeSpeechServer("Thank you for watching.");
     const app = createTestApp();
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     const { res, body } = await transcribe(app, encodeWav(new Float32Array(16_000 * 2)), "audio/wav");
     expect(res.status).toBe(200);
     expect(body.text).toBe("");
-    expect(calls).toBe(0);
+    expect(upstream.calls).toBe(0);
     const spoken = await transcribe(app, goforwardWav, "audio/wav");
     expect(spoken.body.raw).toBe("");
-    expect(calls).toBe(1);
+    expect(upstream.calls).toBe(1);
     // Neither empty answer is history.
     expect([body.historyId, spoken.body.historyId]).toEqual([null, null]);
     expect(((await (await app.request("/api/history")).json()) as { total: number }).total).toBe(0);
-    upstream.stop(true);
   });
 
   test("a remote engine's text goes through the pipeline", async () => {
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: () => Response.json({ text: " um so I I think we should ship it" }),
-    });
+    using upstream = fakeSpeechServer(" um so I I think we should ship it");
     const app = createTestApp();
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     const { res, body } = await transcribe(app, goforwardWav, "audio/wav");
     expect(res.status).toBe(200);
     expect(body.engine).toBe("remote");
     expect(body.text).toBe("So I think we should ship it");
-    upstream.stop(true);
   });
 
   test("engine non-speech tags are removed whatever cleanup_mode says", async () => {
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: () => Response.json({ text: "(music) ship it (laughs) today *applause* [BLANK_AUDIO]" }),
-    });
+    using upstream = fakeSpeechServer("(music) ship it (laughs) today *applause* [BLANK_AUDIO]");
     const app = createTestApp();
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     for (const mode of ["off", "basic"] as const) {
       app.services.settings.set("cleanup_mode", mode);
       const { body } = await transcribe(app, goforwardWav, "audio/wav");
       expect({ mode, raw: body.raw }).toEqual({ mode, raw: "ship it today" });
     }
-    upstream.stop(true);
   });
 
   test("remote_stt_concurrency lets that many requests reach the remote server at once", async () => {
     let active = 0;
     let peak = 0;
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async () => {
-        peak = Math.max(peak, ++active);
-        // Held until three are in flight (or long enough to show they never will be).
-        for (let waited = 0; active < 3 && waited < 300; waited += 10) await Bun.sleep(10);
-        await Bun.sleep(20);
-        active--;
-        return Response.json({ text: "ok" });
-      },
+    using upstream = fakeSpeechServer(async () => {
+      peak = Math.max(peak, ++active);
+      // Held until three are in flight (or long enough to show they never will be).
+      for (let waited = 0; active < 3 && waited < 300; waited += 10) await Bun.sleep(10);
+      await Bun.sleep(20);
+      active--;
+      return "ok";
     });
     const app = createTestApp();
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     const three = () => Promise.all([1, 2, 3].map(() => transcribe(app, goforwardWav, "audio/wav")));
     for (const { res } of await three()) expect(res.status).toBe(200);
     expect(peak).toBe(1);
@@ -260,21 +232,16 @@ describe("POST /api/transcribe input errors", () => {
     app.services.settings.set("remote_stt_concurrency", 3);
     for (const { res } of await three()) expect(res.status).toBe(200);
     expect(peak).toBe(3);
-    upstream.stop(true);
   });
 
   test("vocabulary terms reach the engine's prompt, and a new term reaches the next request", async () => {
     const prompts: string[] = [];
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async (request) => {
-        prompts.push(String((await request.formData()).get("prompt") ?? ""));
-        return Response.json({ text: "ok" });
-      },
+    using upstream = fakeSpeechServer(async (request) => {
+      prompts.push(String((await request.formData()).get("prompt") ?? ""));
+      return "ok";
     });
     const app = createTestApp();
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     await app.json("/api/vocabulary", "POST", { term: "Kubernetes" });
     await transcribe(app, goforwardWav, "audio/wav");
     await app.json("/api/vocabulary", "POST", { term: "PostgreSQL" });
@@ -284,7 +251,6 @@ describe("POST /api/transcribe input errors", () => {
     expect(prompts[0]).not.toContain("PostgreSQL");
     expect(prompts[1]).toContain("Kubernetes");
     expect(prompts[1]).toContain("PostgreSQL");
-    upstream.stop(true);
   });
 
   test("whisper without an installed model is 503 model_unavailable saying how to get one", async () => {
@@ -326,15 +292,11 @@ describe("POST /api/transcribe input errors", () => {
 
 describe("POST /api/transcribe scheduling limits", () => {
   function slowRemote(app: TestApp, delayMs: number) {
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: async () => {
-        await Bun.sleep(delayMs);
-        return Response.json({ text: "slow but sure" });
-      },
+    const upstream = fakeSpeechServer(async () => {
+      await Bun.sleep(delayMs);
+      return "slow but sure";
     });
-    useRemote(app, upstream);
+    useSpeechServer(app, upstream);
     return upstream;
   }
 
@@ -352,6 +314,6 @@ describe("POST /api/transcribe scheduling limits", () => {
     expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await running).res.status).toBe(200);
     expect((await queued).res.status).toBe(200);
-    upstream.stop(true);
+    upstream.stop();
   });
 });

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { encodeWav } from "../../../src/dictation/engines/remote/wav-encode.ts";
 import { type RunningServer, startBinary } from "../../helpers/binary.ts";
 import { goForward } from "../../helpers/sphinx-testdata.ts";
+import { until } from "../../helpers/until.ts";
 import { pinkNoise } from "./noise.ts";
 
 // The compiled binary, copied to a temporary folder and started there: no node_modules within
@@ -23,14 +24,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function loadedLine(): Promise<Record<string, unknown>> {
-  for (let waited = 0; waited < 20_000; waited += 100) {
-    const line = server.lines.find((l) => l.msg === "voice activity detector loaded");
-    if (line) return line;
-    await Bun.sleep(100);
-  }
-  throw new Error(`no "voice activity detector loaded" line in: ${JSON.stringify(server.lines)}`);
-}
+const loadedLine = () =>
+  until(
+    () => server.lines.find((l) => l.msg === "voice activity detector loaded"),
+    (line): line is Record<string, unknown> => line !== undefined,
+    { timeoutMs: 20_000, everyMs: 100, what: 'a "voice activity detector loaded" line' },
+  );
 
 async function transcribe(pcm: Float32Array): Promise<{ raw: string; engine: string }> {
   const res = await fetch(`${server.url}/api/transcribe`, {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { encodeWav } from "../../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../../helpers/app.ts";
+import { fakeSpeechServer, useSpeechServer } from "../../helpers/speech-server.ts";
 import { goForward } from "../../helpers/sphinx-testdata.ts";
 import { pinkNoise, whiteNoise } from "./noise.ts";
 
@@ -61,27 +62,13 @@ describe("POST /api/transcribe with the voice-activity detector", () => {
   }, 30_000);
 
   test("noise never reaches a remote engine; speech does", async () => {
-    let calls = 0;
-    const upstream = Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      fetch: () => {
-        calls++;
-        return Response.json({ text: "go forward ten meters" });
-      },
-    });
-    try {
-      const app = createTestApp();
-      app.services.settings.set("stt_engine", "remote");
-      app.services.settings.set("remote_stt_base_url", `http://127.0.0.1:${upstream.port}/v1`);
-      app.services.settings.set("remote_stt_model", "whisper-1");
-      expect((await transcribe(app, whiteNoise(3, -25))).text).toBe("");
-      expect((await transcribe(app, pinkNoise(3, -20))).text).toBe("");
-      expect(calls).toBe(0);
-      expect((await transcribe(app, goForward())).raw).toBe("go forward ten meters");
-      expect(calls).toBe(1);
-    } finally {
-      upstream.stop(true);
-    }
+    using upstream = fakeSpeechServer("go forward ten meters");
+    const app = createTestApp();
+    useSpeechServer(app, upstream);
+    expect((await transcribe(app, whiteNoise(3, -25))).text).toBe("");
+    expect((await transcribe(app, pinkNoise(3, -20))).text).toBe("");
+    expect(upstream.calls).toBe(0);
+    expect((await transcribe(app, goForward())).raw).toBe("go forward ten meters");
+    expect(upstream.calls).toBe(1);
   });
 });
