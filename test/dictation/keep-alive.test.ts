@@ -8,13 +8,7 @@ import { createKeepAlive, keepAliveMs, keepAliveSchema } from "../../src/dictati
 import { createTestApp } from "../helpers/app.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
-
-/** Waits (at most 20 s, for a busy machine) for `condition`; the countdowns under test are short. */
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = performance.now() + 20_000;
-  while (performance.now() < deadline && !condition()) await Bun.sleep(10);
-  expect(condition()).toBe(true);
-}
+import { until } from "../helpers/until.ts";
 
 describe("keep_alive values, as Ollama reads them", () => {
   test.each([
@@ -49,7 +43,7 @@ describe("createKeepAlive", () => {
       release: async () => answers[calls++] ?? true,
     });
     keepAlive.used();
-    await until(() => calls === 2);
+    await until(() => calls === 2, Boolean, { timeoutMs: 20_000 });
     keepAlive.close();
   });
 
@@ -62,7 +56,7 @@ describe("createKeepAlive", () => {
     keepAlive.used();
     await Bun.sleep(20);
     expect(released).toBe(0);
-    await until(() => released === 1);
+    await until(() => released === 1, Boolean, { timeoutMs: 20_000 });
     delay = Number.POSITIVE_INFINITY;
     keepAlive.used();
     await Bun.sleep(80);
@@ -84,21 +78,21 @@ describe("keep_alive in the dictation path", () => {
     expect((await t.json("/api/settings/keep_alive", "PUT", { value: 0 })).status).toBe(200);
     // Choosing a model loads it at once; with keep_alive 0 it is given back as soon as it is ready.
     expect((await t.json("/api/settings/stt_model", "PUT", { value: "micro" })).status).toBe(200);
-    await until(() => unloaded() === 1);
+    await until(() => unloaded() === 1, Boolean, { timeoutMs: 20_000 });
     const wav = encodeWav(goForward());
     const dictate = () =>
       t.request("/api/transcribe", { method: "POST", headers: { "content-type": "audio/wav" }, body: wav });
 
     expect((await dictate()).status).toBe(200);
-    await until(() => unloaded() === 2);
-    await until(() => t.dictation.vad.kind === null);
+    await until(() => unloaded() === 2, Boolean, { timeoutMs: 20_000 });
+    await until(() => t.dictation.vad.kind === null, Boolean, { timeoutMs: 20_000 });
     expect(t.dictation.engines.loaded()).toEqual([]);
     expect(lines("voice activity detector unloaded")).toHaveLength(1);
 
     expect((await dictate()).status).toBe(200);
     expect(lines("speech model loaded")).toHaveLength(3);
     expect(lines("voice activity detector loaded")).toHaveLength(2);
-    await until(() => unloaded() === 3);
+    await until(() => unloaded() === 3, Boolean, { timeoutMs: 20_000 });
     await t.dictation.close();
   }, 60_000);
 
