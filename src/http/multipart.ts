@@ -3,7 +3,7 @@
 // when asked for. Bun's formData() copied a large body twice and parsed it in one step that held
 // the event loop (a 32 MiB field: 0.75 s). It also gave every file an empty type, so a raw PCM
 // upload (`audio/L16;rate=16000`) would lose the only thing that says how to read its samples.
-import { parseMediaType } from "../dictation/audio/media-type.ts";
+import { parseMediaType } from "../dictation/audio/index.ts";
 import { AppError } from "../errors.ts";
 
 const CRLF = Buffer.from("\r\n");

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { ACCEPTED_AUDIO } from "../dictation/audio/errors.ts";
+import { ACCEPTED_AUDIO } from "../dictation/audio/index.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from "../dictation/audio/pcm.ts";
+import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from "../dictation/audio/index.ts";
 import { languageTag } from "../dictation/language.ts";
 import { parseOrThrow } from "../validation.ts";
 

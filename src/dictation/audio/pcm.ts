@@ -1,9 +1,13 @@
 import { invalidAudio } from "./errors.ts";
 import { g711Table } from "./g711.ts";
 
-/** How one sample is stored. Little-endian unless the name says `be`. */
+/**
+ * How one sample is stored. Little-endian unless the name says `be`; 8-bit samples are unsigned in
+ * WAV (`u8`) and signed as Python's audioop reads them (`s8`, Wyoming's).
+ */
 export type SampleEncoding =
   | "u8"
+  | "s8"
   | "s16le"
   | "s16be"
   | "s24le"
@@ -23,6 +27,7 @@ export interface PcmLayout {
 
 export const BYTES_PER_SAMPLE: Record<SampleEncoding, number> = {
   u8: 1,
+  s8: 1,
   s16le: 2,
   s16be: 2,
   s24le: 3,
@@ -64,6 +69,8 @@ export function pcmToMono(bytes: Uint8Array, layout: PcmLayout): MonoPcm {
   switch (encoding) {
     case "u8":
       return integers(bytes.subarray(0, count), channels, frames, 1 / 128, 128);
+    case "s8":
+      return integers(new Int8Array(bytes.buffer, bytes.byteOffset, count), channels, frames, 1 / 128, 0);
     case "s16le": {
       const view = new Int16Array(...aligned(bytes, count, 2));
       return channels === 1 ? s16Mono(view) : integers(view, channels, frames, 1 / 32768, 0);

@@ -60,4 +60,4 @@ export interface SpeechEngine {
 export type EngineAvailability = { available: true } | { available: false; reason: string; hint: string };
 
 /** Sample rate every engine takes: what the audio decoder delivers. */
-export { SAMPLE_RATE } from "../audio/rate.ts";
+export { SAMPLE_RATE } from "../audio/index.ts";

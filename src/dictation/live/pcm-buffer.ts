@@ -1,4 +1,4 @@
-import { SAMPLE_RATE } from "../audio/rate.ts";
+import { SAMPLE_RATE } from "../audio/index.ts";
 
 /**
  * A growing 16 kHz recording that hands out stretches of it by time and forgets what is no longer

@@ -1,5 +1,4 @@
-import { DEFAULT_SILENCE_THRESHOLD_DB } from "../audio/level.ts";
-import { SAMPLE_RATE } from "../audio/rate.ts";
+import { DEFAULT_SILENCE_THRESHOLD_DB, SAMPLE_RATE } from "../audio/index.ts";
 import type { FrameModel, FrameScorer } from "./types.ts";
 
 /** How fast the noise floor follows a louder background: 0.1 dB a frame, about 3 dB a second. */

@@ -1,4 +1,4 @@
-import { SAMPLE_RATE } from "../audio/rate.ts";
+import { SAMPLE_RATE } from "../audio/index.ts";
 
 /** Silero's window at 16 kHz: the detector scores audio 512 samples (32 ms) at a time. */
 export const FRAME_SAMPLES = 512;

@@ -1,6 +1,6 @@
 import { reasonOf } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
-import { SAMPLE_RATE } from "../audio/rate.ts";
+import { SAMPLE_RATE } from "../audio/index.ts";
 import { energyModel } from "./energy.ts";
 import { createRegionTracker, defaultRegionOptions, type RegionOptions } from "./regions.ts";
 import {
