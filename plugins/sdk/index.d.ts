@@ -153,6 +153,18 @@ export interface AppContext {
 }
 
 /**
+ * The door a dictation came in by: `api` (POST /api/transcribe, the console's upload, text sent to
+ * POST /api/post-process), `openai` (/v1/audio/…), `live` (the /api/dictate WebSocket), `wyoming`
+ * (Home Assistant's Assist), `cli` (svc transcribe, svc dictate). History records the same value.
+ *
+ * @example
+ * ```ts
+ * afterCleanup(input, output) { if (input.source === "wyoming") output.text = output.text.toLowerCase(); }
+ * ```
+ */
+export type DictationSource = "api" | "openai" | "live" | "wyoming" | "cli";
+
+/**
  * Read-only facts about the dictation an {@link AfterCleanupHook} runs on.
  *
  * @example
@@ -168,6 +180,8 @@ export interface AfterCleanupInput {
   readonly appContext: Readonly<AppContext> | null;
   /** BCP 47 language tag of the transcript, or null when unknown. */
   readonly language: string | null;
+  /** The door the dictation came in by. */
+  readonly source: DictationSource;
   /** Aborted when the hook's time is up: stop work (e.g. pass it to `fetch`). */
   readonly signal: AbortSignal;
 }
@@ -247,8 +261,17 @@ export type BeforeCleanupHook = (
 ) => void | Promise<void>;
 
 /**
- * What a `beforeTranscribe` hook sees: the decoded recording (mono, 16 kHz, samples in [-1, 1])
- * before any speech engine runs.
+ * What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz, samples in [-1, 1]) before
+ * any speech engine runs. A recording sent whole (`api`, `openai`, `svc transcribe`) is one call. A
+ * live dictation (`live`, `wyoming`, `svc dictate`) calls once per committed piece, the speech
+ * between two pauses, as soon as the pause closes it, and never for the partial guesses at the
+ * piece still being spoken: what a hook decides (or consumes) happens once per piece of speech,
+ * with the audio the engine would hear.
+ *
+ * @example
+ * ```ts
+ * beforeTranscribe(input, output) { if (input.source === "wyoming" && input.durationMs < 300) { output.text = ""; output.consume = true; } }
+ * ```
  */
 export interface BeforeTranscribeInput {
   readonly pcm: Float32Array;
@@ -257,6 +280,8 @@ export interface BeforeTranscribeInput {
   /** The language asked for ("auto" lets the engine detect it). */
   readonly language: string;
   readonly appContext: Readonly<AppContext> | null;
+  /** The door the dictation came in by. */
+  readonly source: DictationSource;
   /** Aborted when the hook's time is up. */
   readonly signal: AbortSignal;
 }

@@ -7,7 +7,18 @@ import { buildWhisperPrompt, combinePrompt } from "./engines/prompt.ts";
 import { engineDefinition } from "./engines/registry.ts";
 import type { SpeechEngine } from "./engines/types.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
-import type { ActiveEngine } from "./transcriber.ts";
+
+/** The engine a dictation runs on, loaded, with what biases and cleans its text. */
+export interface ActiveEngine {
+  engine: SpeechEngine;
+  id: EngineId;
+  model: string;
+  /** Text that biases recognition (whisper's prompt), built from the vocabulary. */
+  prompt?: string;
+  vocabulary?: readonly string[];
+  /** Removes hallucinations, repetition loops and prompt echoes; `quiet` audio gets the stricter list. */
+  clean(text: string, quiet: boolean): string;
+}
 
 /** What one dictation may choose instead of the settings. */
 export interface EngineOverrides {

@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { engineIds } from "./engines/ids.ts";
+import type { TranscriptSegment } from "./engines/types.ts";
 
 /**
  * What one dictation answers (POST /api/transcribe, svc transcribe --json): the schema is the
@@ -29,3 +30,6 @@ export const transcribeResultSchema = v.object({
 
 export type Timings = v.InferOutput<typeof timingSchema>;
 export type TranscribeResult = v.InferOutput<typeof transcribeResultSchema>;
+
+/** A transcription, with the engine's timed segments when `detail` was asked for. */
+export type Transcription = TranscribeResult & { segments?: TranscriptSegment[] };

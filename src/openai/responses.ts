@@ -3,7 +3,7 @@
 import { gzipSync } from "node:zlib";
 import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
 import type { TranscriptSegment } from "../dictation/engines/types.ts";
-import type { Transcription } from "../dictation/transcriber.ts";
+import type { Transcription } from "../dictation/result.ts";
 import type { ResponseFormat } from "./request.ts";
 
 export interface Rendered {

@@ -1,5 +1,6 @@
 import { reasonOf } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
+import type { HistorySource } from "../history/items.ts";
 import { StepTimeout, withTimeout } from "./timeout.ts";
 
 /**
@@ -12,6 +13,13 @@ import { StepTimeout, withTimeout } from "./timeout.ts";
 
 export type { AppContext };
 
+/**
+ * The door a dictation came in by: `api` (POST /api/transcribe, the console's upload,
+ * POST /api/post-process), `openai` (/v1), `live` (the /api/dictate WebSocket), `wyoming` (Home
+ * Assistant), `cli` (svc transcribe, svc dictate). History records the same value.
+ */
+export type DictationSource = HistorySource;
+
 export interface HookInput {
   /** The text entering this hook: after cleanup, the dictionary and the hooks before it. */
   readonly text: string;
@@ -20,6 +28,8 @@ export interface HookInput {
   readonly appContext: Readonly<AppContext> | null;
   /** BCP 47 tag of the transcript, null when unknown. */
   readonly language: string | null;
+  /** The door the dictation came in by. */
+  readonly source: DictationSource;
   /** Aborted when this hook's time is up; long-running hooks should stop then. */
   readonly signal: AbortSignal;
 }
@@ -201,7 +211,11 @@ export function transformHook(
   };
 }
 
-/** What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz) and the request. */
+/**
+ * What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz) and the request. A whole
+ * recording is one call; a live dictation (`live`, `wyoming`, `svc dictate`) calls once per
+ * committed piece, the speech between two pauses, and never for its partial guesses.
+ */
 export interface BeforeTranscribeInput {
   readonly pcm: Float32Array;
   readonly sampleRate: number;
@@ -209,6 +223,8 @@ export interface BeforeTranscribeInput {
   /** The language asked for ("auto" when the engine should detect it). */
   readonly language: string;
   readonly appContext: Readonly<AppContext> | null;
+  /** The door the dictation came in by. */
+  readonly source: DictationSource;
   readonly signal: AbortSignal;
 }
 

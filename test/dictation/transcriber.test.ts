@@ -1,15 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import type { EngineOverrides } from "../../src/dictation/engine-provider.ts";
+import type { HistoryEntry } from "../../src/dictation/complete.ts";
+import type { ActiveEngine, EngineOverrides } from "../../src/dictation/engine-provider.ts";
 import type { EngineId } from "../../src/dictation/engines/ids.ts";
 import type { SpeechEngine, TranscribeOptions } from "../../src/dictation/engines/types.ts";
+import { windowSamples } from "../../src/dictation/recognise.ts";
 import { createScheduler } from "../../src/dictation/scheduler.ts";
-import {
-  type ActiveEngine,
-  createTranscriber,
-  type HistoryEntry,
-  type TranscriberDeps,
-  windowSamples,
-} from "../../src/dictation/transcriber.ts";
+import { createTranscriber, type TranscriberDeps } from "../../src/dictation/transcriber.ts";
 import type { BeforeTranscribeHook } from "../../src/plugins/hooks.ts";
 import { appErrorOf } from "../helpers/errors.ts";
 

@@ -53,7 +53,7 @@ export async function startPluginApp(options: {
 
 /** Runs the loaded afterCleanup hooks through the pipeline's guarded runner. */
 export async function runPluginHooks(app: TestApp, text: string, appContext: { app?: string } | null = null) {
-  const input = { text, raw: text, appContext, language: "en" };
+  const input = { text, raw: text, appContext, language: "en", source: "api" as const };
   const result = await runHooks(app.plugins.hooks(), input, text, { timeoutMs: 300 });
   return result.text;
 }

@@ -7,7 +7,13 @@ import {
   transformHook,
 } from "../../src/plugins/hooks.ts";
 
-const input = { text: "hello world", raw: "um hello world", appContext: { app: "Slack" }, language: "en" };
+const input = {
+  text: "hello world",
+  raw: "um hello world",
+  appContext: { app: "Slack" },
+  language: "en",
+  source: "api" as const,
+};
 
 const hook = (pluginName: string, run: AfterCleanupHook["run"]): AfterCleanupHook => ({ pluginName, run });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

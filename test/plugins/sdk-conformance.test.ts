@@ -6,6 +6,7 @@ import type {
   BeforeCleanupOutput as SdkBeforeCleanupOutput,
   BeforeTranscribeInput as SdkBeforeTranscribeInput,
   BeforeTranscribeOutput as SdkBeforeTranscribeOutput,
+  DictationSource as SdkDictationSource,
   AfterCleanupHook as SdkHook,
   AfterCleanupInput as SdkInput,
   AfterCleanupOutput as SdkOutput,
@@ -19,6 +20,7 @@ import type {
   BeforeCleanupOutput,
   BeforeTranscribeInput,
   BeforeTranscribeOutput,
+  DictationSource,
   HookInput,
   HookOutput,
   TranscriptHookOutput,
@@ -39,10 +41,11 @@ const conforms: [
   Equal<SdkBeforeCleanupOutput, BeforeCleanupOutput>,
   Equal<SdkBeforeTranscribeInput, BeforeTranscribeInput>,
   Equal<SdkBeforeTranscribeOutput, BeforeTranscribeOutput>,
-] = [true, true, true, true, true, true, true, true];
+  Equal<SdkDictationSource, DictationSource>,
+] = [true, true, true, true, true, true, true, true, true];
 
 test("the SDK's hook types are the host's (checked by tsc)", () => {
-  expect(conforms).toEqual([true, true, true, true, true, true, true, true]);
+  expect(conforms).toEqual([true, true, true, true, true, true, true, true, true]);
 });
 
 test("the SDK's pluginSlug gives the host's slug", () => {

@@ -1,8 +1,9 @@
 import type { AppContext } from "../../formats/app-context.ts";
-import type { HistorySource } from "../../history/items.ts";
-import { SAMPLE_RATE } from "../audio/rate.ts";
-import type { Timings } from "../result.ts";
-import type { Transcriber, Transcription } from "../transcriber.ts";
+import type { DictationSource } from "../../plugins/hooks.ts";
+import { SAMPLE_RATE } from "../audio/index.ts";
+import type { Completion } from "../complete.ts";
+import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
+import type { Timings, Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
 import { createPcmBuffer } from "./pcm-buffer.ts";
@@ -14,8 +15,11 @@ export interface LiveSegment {
   endMs: number;
 }
 
+/** What a live session needs of the dictation path: its pieces recognised, the whole completed once. */
+export interface LiveTranscriber extends Recognizer, Completion {}
+
 export interface LiveSessionOptions {
-  transcriber: Pick<Transcriber, "recognisePiece" | "complete" | "activeEngine" | "isIdle">;
+  transcriber: LiveTranscriber;
   /** The session's own detector stream. */
   vad: VadStream;
   language?: string;
@@ -33,8 +37,8 @@ export interface LiveSessionOptions {
   partialEveryMs?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
-  /** What history records as the dictation's origin; default `live`. */
-  source?: HistorySource;
+  /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
+  source?: DictationSource;
   /** false: the result is not stored in history. */
   record?: boolean;
 }
@@ -71,7 +75,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
   const texts: string[] = [];
   let language = options.language;
-  let engine: { id: Transcription["engine"]; model: string } | null = null;
+  let engine: EngineRef | null = null;
+  const hooks: HookContext = { source: options.source ?? "live", appContext: options.appContext ?? null };
   let detecting: Promise<void> = Promise.resolve();
   let work: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | null = null;
@@ -102,6 +107,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       language,
       model: options.model,
       prompt: prompt === "" ? undefined : prompt,
+      hooks,
       signal: controller.signal,
       timings,
     });
@@ -153,6 +159,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         language,
         model: options.model,
         prompt: texts.join(" ").slice(-promptChars) || undefined,
+        // Hooks see each piece once, when it is committed; a guess is the engine's alone.
+        hooks: null,
         signal: AbortSignal.any([controller.signal, guessing.signal]),
         timings: { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 },
       })
@@ -217,8 +225,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         audioDurationMs: ms(audio.length),
         started,
         timings,
-        appContext: options.appContext ?? null,
-        source: options.source ?? "live",
+        appContext: hooks.appContext,
+        source: hooks.source,
         record: options.record,
       });
     },

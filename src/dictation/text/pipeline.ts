@@ -3,6 +3,7 @@ import {
   type AfterCleanupHook,
   type AppContext,
   type BeforeCleanupHook,
+  type DictationSource,
   type HookError,
   runBeforeCleanup,
   runHooks,
@@ -55,6 +56,8 @@ export interface PipelineInput {
   text: string;
   appContext?: AppContext | null;
   language?: string | null;
+  /** The door the dictation came in by, for the plugin hooks; default `api` (text sent to /api/post-process). */
+  source?: DictationSource;
   /** Cancels the LLM call when the client goes away. */
   signal?: AbortSignal;
 }
@@ -125,6 +128,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
   ): Promise<CleanupOutcome> {
     const style = format?.style ?? defaultFormatStyle;
     const language = input.language ?? null;
+    const source = input.source ?? "api";
     if (config.cleanupMode === "off") return { deterministic: input.text.trim(), text: input.text.trim() };
     const deterministic = cleanTranscript(input.text, {
       ...style,
@@ -139,7 +143,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
     // Plugins may add instructions to the LLM pass, or skip it for this text.
     const before = await runBeforeCleanup(
       beforeCleanup,
-      { text: deterministic, raw: input.text, appContext: input.appContext ?? null, language },
+      { text: deterministic, raw: input.text, appContext: input.appContext ?? null, language, source },
       { timeoutMs: config.hookTimeoutMs },
     );
     errors.push(...before.errors);
@@ -186,6 +190,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
       if (input.text.trim() === "") return blankResult(input.text, config.cleanupMode);
       const started = performance.now();
       const appContext = input.appContext ?? null;
+      const source = input.source ?? "api";
       const early = deps.getTranscriptHooks?.() ?? noTranscriptHooks;
       const hookErrors: HookError[] = [];
 
@@ -196,7 +201,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
           ? { text: input.text, errors: [], consumedBy: null }
           : await runHooks(
               early.afterTranscribe,
-              { text: input.text, raw: input.text, appContext, language: input.language ?? null },
+              { text: input.text, raw: input.text, appContext, language: input.language ?? null, source },
               input.text,
               { timeoutMs: config.hookTimeoutMs, hook: "afterTranscribe" },
             );
@@ -241,6 +246,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         raw: input.text,
         appContext,
         language: input.language ?? null,
+        source,
       };
       const plugins =
         dictionary.text === ""

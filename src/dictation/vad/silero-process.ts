@@ -5,7 +5,7 @@
 // terminated Worker leaves some 20 MiB behind, where an ended process gives everything back.
 import sileroModel from "@ricky0123/vad-web/dist/silero_vad_v6.onnx" with { type: "file" };
 import ortWasm from "onnxruntime-web/ort-wasm-simd-threaded.wasm" with { type: "file" };
-import { SAMPLE_RATE } from "../audio/rate.ts";
+import { SAMPLE_RATE } from "../audio/index.ts";
 import { FRAME_SAMPLES } from "./types.ts";
 
 export type SileroRequest =

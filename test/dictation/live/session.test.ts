@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
+import type { HistoryEntry } from "../../../src/dictation/complete.ts";
 import type { SpeechEngine } from "../../../src/dictation/engines/types.ts";
 import { createLiveSession, type LiveSegment } from "../../../src/dictation/live/session.ts";
 import { createScheduler } from "../../../src/dictation/scheduler.ts";
-import { createTranscriber, type HistoryEntry } from "../../../src/dictation/transcriber.ts";
+import { createTranscriber } from "../../../src/dictation/transcriber.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
 
 // The session over the real transcriber and scheduler, with a fake engine and a fake detector:

@@ -1,0 +1,284 @@
+import { AppError, reasonOf } from "../errors.ts";
+import type { AppContext } from "../formats/app-context.ts";
+import {
+  type BeforeTranscribeHook,
+  type BeforeTranscribeOutput,
+  type DictationSource,
+  runBeforeTranscribe,
+} from "../plugins/hooks.ts";
+import { isNearSilent, measureLevel, SAMPLE_RATE } from "./audio/index.ts";
+import { splitAudio } from "./chunking.ts";
+import type { ActiveEngine, EngineOverrides } from "./engine-provider.ts";
+import { isEngineId } from "./engines/ids.ts";
+import type { EngineId, TranscriptSegment } from "./engines/types.ts";
+import { languageTag } from "./language.ts";
+import type { Timings } from "./result.ts";
+import type { Lane, Scheduler } from "./scheduler.ts";
+
+// Recognition: 16 kHz audio to the engine's text. Plugin beforeTranscribe hooks first, then the
+// engine the settings (or a hook) choose, in 30 s windows through the scheduler, the windows'
+// segments on one timeline, and the hallucination guard. A whole recording (transcriber.ts) and
+// each piece of a live dictation (live/session.ts) are recognised here alike.
+
+/** Which engine and model recognised a dictation (`plugin:<name>` as the model when a plugin answered it). */
+export interface EngineRef {
+  id: EngineId;
+  model: string;
+}
+
+export interface RecognitionDeps {
+  /** The engine the settings select (or `override`), loaded; throws 503 when it cannot be used. */
+  engine(override?: EngineId, options?: EngineOverrides): Promise<ActiveEngine>;
+  scheduler: Scheduler;
+  limits(): { timeoutMs: number; language: string; hookTimeoutMs: number; engine: EngineId };
+  /**
+   * Whether the audio holds speech (the voice-activity detector). Audio without any answers empty
+   * text without reaching the engine; absent, only near-silent audio is kept from it.
+   */
+  hasSpeech?(pcm: Float32Array, signal: AbortSignal): Promise<boolean>;
+  /** Plugin `beforeTranscribe` hooks, in order; absent or empty: the audio goes to the engine as is. */
+  beforeTranscribe?(): readonly BeforeTranscribeHook[];
+  /** Reports a plugin hook's failure (the dictation goes on without its changes). */
+  warn?(message: string, fields: Record<string, unknown>): void;
+}
+
+/** Who a dictation is for, as plugin hooks see it. */
+export interface HookContext {
+  source: DictationSource;
+  appContext: AppContext | null;
+}
+
+/** Audio to recognise, and how. */
+export interface RecogniseInput {
+  pcm: Float32Array;
+  /** As the decoder measured it; default: the samples' length. */
+  durationMs?: number;
+  language: string;
+  engine?: EngineId;
+  model?: string;
+  /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
+  prompt?: string;
+  translate?: boolean;
+  words?: boolean;
+  temperature?: number;
+  /** The plugin hooks' view of the dictation; null runs no hook (a live guess). */
+  hooks: HookContext | null;
+  /** Ask the voice-activity detector first: a recording may hold no speech; a live piece is speech already. */
+  detectSpeech?: boolean;
+  signal: AbortSignal;
+  /** Queue and engine time are added to these. */
+  timings: Timings;
+}
+
+export interface Recognised {
+  text: string;
+  language: string;
+  segments: TranscriptSegment[];
+  engine: EngineRef;
+}
+
+/** One piece of a live dictation, 16 kHz mono. */
+export interface PieceInput {
+  pcm: Float32Array;
+  /** Default: the `language` setting. */
+  language?: string;
+  /** An installed model instead of the `stt_model` setting. */
+  model?: string;
+  /** The text said before this piece, combined with the vocabulary within the engine's budget. */
+  prompt?: string;
+  /**
+   * The plugin hooks' view: a committed piece runs beforeTranscribe once; a guess at the open piece
+   * (null) runs none, so a hook's side effects happen once per piece of speech.
+   */
+  hooks: HookContext | null;
+  signal?: AbortSignal;
+  /** Queue and engine time are added to these. */
+  timings: Timings;
+}
+
+/** What a live dictation asks of recognition (dictation/live/session.ts). */
+export interface Recognizer {
+  /** One piece with its plugin hooks and the active engine, in the interactive lane; no text pipeline. */
+  recognisePiece(input: PieceInput): Promise<Recognised>;
+  /** The engine and model a dictation would use now (a live session that heard no speech names them). */
+  activeEngine(): Promise<EngineRef>;
+  /** Whether the engine has nothing running or waiting (a live partial only fills idle time). */
+  isIdle(): boolean;
+}
+
+export interface Recognition extends Recognizer {
+  /** Recognises `input` (a whole recording: the batch transcriber's step between decoding and the pipeline). */
+  recognise(input: RecogniseInput): Promise<Recognised>;
+}
+
+/** Below this average level a lone "Thank you." is more likely a hallucination than a reply. */
+const quietRmsDb = -40;
+
+/** One engine window: whisper's encoder sees 30 s at a time, so longer audio is chunked. */
+export const windowSamples = 30 * SAMPLE_RATE;
+
+/** A chunk's segment on the whole clip's timeline. */
+function shifted(segment: TranscriptSegment, offsetMs: number): TranscriptSegment {
+  if (offsetMs === 0) return segment;
+  const shift = (ms: number) => Math.round(ms + offsetMs);
+  const moved = { ...segment, startMs: shift(segment.startMs), endMs: shift(segment.endMs) };
+  if (segment.words) {
+    moved.words = segment.words.map((word) => ({
+      ...word,
+      startMs: shift(word.startMs),
+      endMs: shift(word.endMs),
+    }));
+  }
+  return moved;
+}
+
+/**
+ * A transcription's time limit over the caller's own signal; `explain` turns the abort the limit
+ * causes into the `timeout` error (a caller that went away keeps its own reason).
+ */
+export function deadline(timeoutMs: number, caller?: AbortSignal) {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return {
+    signal: caller ? AbortSignal.any([caller, timeout]) : timeout,
+    explain(error: unknown): unknown {
+      if (!timeout.aborted || caller?.aborted) return error;
+      return new AppError("timeout", `Transcription took longer than ${timeoutMs} ms and was stopped.`);
+    },
+  };
+}
+
+type Plan = BeforeTranscribeOutput & { consumedBy: string | null };
+
+export function createRecognition(deps: RecognitionDeps): Recognition {
+  /** The engine over `pcm` in windows, through the scheduler, then the hallucination guard. */
+  async function windows(
+    active: ActiveEngine,
+    pcm: Float32Array,
+    input: Pick<RecogniseInput, "translate" | "words" | "temperature" | "signal" | "timings">,
+    language: string,
+  ): Promise<Omit<Recognised, "engine">> {
+    const { timings } = input;
+    const chunks = splitAudio(pcm, windowSamples);
+    const lane: Lane = chunks.length > 1 ? "batch" : "interactive";
+    const texts: string[] = [];
+    const segments: TranscriptSegment[] = [];
+    let detected = language;
+    let offsetMs = 0;
+    for (const chunk of chunks) {
+      const queued = performance.now();
+      const result = await deps.scheduler.run({
+        lane,
+        signal: input.signal,
+        execute: async (unitSignal) => {
+          const started = performance.now();
+          timings.queue += started - queued;
+          try {
+            return await active.engine.transcribe(chunk, {
+              language: language === "auto" ? undefined : language,
+              prompt: active.prompt,
+              vocabulary: active.vocabulary,
+              signal: unitSignal,
+              translate: input.translate,
+              words: input.words,
+              temperature: input.temperature,
+            });
+          } finally {
+            timings.engine += performance.now() - started;
+          }
+        },
+      });
+      texts.push(result.text);
+      detected = result.language || detected;
+      for (const segment of result.segments) segments.push(shifted(segment, offsetMs));
+      offsetMs += (chunk.length / SAMPLE_RATE) * 1000;
+    }
+    const quiet = measureLevel(pcm).rmsDb < quietRmsDb;
+    const text = active.clean(texts.join(" ").trim(), quiet);
+    // A transcript the cleaner dropped (a hallucination) has no segments either.
+    return { text, language: detected, segments: text === "" ? [] : segments };
+  }
+
+  /** A detector that fails lets the audio through: a dictation is worth more than the time saved. */
+  async function hasSpeech(pcm: Float32Array, signal: AbortSignal, timings: Timings): Promise<boolean> {
+    if (isNearSilent(pcm)) return false;
+    if (!deps.hasSpeech) return true;
+    const started = performance.now();
+    try {
+      return await deps.hasSpeech(pcm, signal);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      deps.warn?.("voice activity detection failed; the audio goes to the engine as is", {
+        reason: reasonOf(error),
+      });
+      return true;
+    } finally {
+      // Deciding that there is speech to recognise is the engine stage's first step.
+      timings.engine += performance.now() - started;
+    }
+  }
+
+  /** Plugins may swap the audio, the engine, the model, the language or the vocabulary, or answer it. */
+  async function beforeTranscribe(
+    input: RecogniseInput,
+    hooks: HookContext,
+    timeoutMs: number,
+  ): Promise<Plan> {
+    const registered = deps.beforeTranscribe?.() ?? [];
+    if (registered.length === 0) return { consumedBy: null };
+    const durationMs = input.durationMs ?? (input.pcm.length / SAMPLE_RATE) * 1000;
+    const plan = await runBeforeTranscribe(
+      registered,
+      { pcm: input.pcm, sampleRate: SAMPLE_RATE, durationMs, language: input.language, ...hooks },
+      { timeoutMs, isEngine: isEngineId, language: languageTag },
+    );
+    for (const error of plan.errors) deps.warn?.(error.message, { plugin: error.plugin, hook: error.hook });
+    return plan;
+  }
+
+  async function recognise(input: RecogniseInput): Promise<Recognised> {
+    const limits = deps.limits();
+    const plan = input.hooks ? await beforeTranscribe(input, input.hooks, limits.hookTimeoutMs) : null;
+    const pcm = plan?.pcm ?? input.pcm;
+    const language = plan?.language ?? input.language;
+    const engineId = (plan?.engine as EngineId | undefined) ?? input.engine;
+    if (plan?.consume && plan.text !== undefined) {
+      const engine = { id: engineId ?? limits.engine, model: `plugin:${plan.consumedBy}` };
+      return { text: plan.text, language, segments: [], engine };
+    }
+    // Loading a model (only the first time, or after a settings change) counts as engine time.
+    const loading = performance.now();
+    const active = await deps.engine(engineId, {
+      model: plan?.model ?? input.model,
+      vocabulary: plan?.vocabulary,
+      prompt: input.prompt,
+    });
+    input.timings.engine += performance.now() - loading;
+    const engine = { id: active.id, model: active.model };
+    // Silence and noise never reach the engine: they are where hallucinations come from.
+    if (input.detectSpeech && !(await hasSpeech(pcm, input.signal, input.timings))) {
+      return { text: "", language, segments: [], engine };
+    }
+    return { ...(await windows(active, pcm, input, language)), engine };
+  }
+
+  return {
+    recognise,
+    async recognisePiece(input) {
+      const limits = deps.limits();
+      const { signal, explain } = deadline(limits.timeoutMs, input.signal);
+      try {
+        return await recognise({ ...input, language: input.language ?? limits.language, signal });
+      } catch (error) {
+        throw explain(error);
+      }
+    },
+    async activeEngine() {
+      const { id, model } = await deps.engine();
+      return { id, model };
+    },
+    isIdle() {
+      const { running, queued } = deps.scheduler.stats();
+      return running === 0 && queued.interactive === 0 && queued.batch === 0;
+    },
+  };
+}
