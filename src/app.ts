@@ -11,6 +11,7 @@ import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
 import { toOpenAiError } from "./http/openai-errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
+import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import { createPluginNamespace } from "./plugins/dispatch.ts";
@@ -115,8 +116,10 @@ export function createApp(deps: AppDeps) {
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
-  mount(createEventsRoutes(deps));
-  mount(createDictateRoutes(deps));
+  // The WebSocket routes keep their open sockets here, for svc's shutdown to close.
+  const sockets = createOpenSockets();
+  mount(createEventsRoutes({ ...deps, sockets }));
+  mount(createDictateRoutes({ ...deps, sockets }));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
   const engines = { settings: deps.settings, models: deps.models.store };
@@ -149,6 +152,8 @@ export function createApp(deps: AppDeps) {
   return Object.assign(app, {
     /** The body limit a request gets, by its route (the body guard's choice; tests read it). */
     bodyKindOf: (path: string, method = "POST") => bodyKindOf(method, path),
+    /** The open WebSockets (events, live dictations): `closeAll` ends them at shutdown. */
+    sockets,
     /**
      * Bun.serve's native route table, searched before `fetch`: GET /api/health is answered there
      * without Hono's router, through the same request context (guards, id, headers, log line).

@@ -13,11 +13,11 @@ import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
 import { SILERO_COMMAND } from "./dictation/vad/silero.ts";
+import { createLiveDriver } from "./dictation/live/driver.ts";
+import { liveDoors } from "./dictation/live/limits.ts";
 import { reasonOf } from "./errors.ts";
-import { createDictateSocket, dictateLimits } from "./http/dictate-socket.ts";
 import { lastResortError } from "./http/errors.ts";
-import { createEventsSocket } from "./http/events-socket.ts";
-import { routeSockets } from "./http/sockets.ts";
+import { socketHandler } from "./http/sockets.ts";
 import { bindFailure, isLoopback, listenUrl, urlHost } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
@@ -64,7 +64,7 @@ async function serve(env: Env): Promise<number> {
     lock?.release();
     return fail(reasonOf(error));
   }
-  const { db, events, services, dictation } = runtime;
+  const { db, services, dictation } = runtime;
   services.history.startRetention();
   const app = createApp(
     appDeps(runtime, {
@@ -75,13 +75,6 @@ async function serve(env: Env): Promise<number> {
       body: config.body,
     }),
   );
-  const socket = createEventsSocket(events, () => ({ name: "svc", version }), logger);
-  const dictate = createDictateSocket({
-    transcriber: dictation.transcriber,
-    vad: dictation.vad,
-    limits: dictateLimits(services.settings),
-    logger,
-  });
   let server: Bun.Server<unknown>;
   try {
     server = Bun.serve({
@@ -89,7 +82,8 @@ async function serve(env: Env): Promise<number> {
       port: config.port,
       routes: app.bunRoutes,
       fetch: app.fetch,
-      websocket: routeSockets(socket.handler, dictate.handler),
+      // Each WebSocket route binds its own handlers at the upgrade (http/sockets.ts).
+      websocket: socketHandler,
       // The app enforces the body limits itself, from Content-Length before reading a byte and
       // while counting a chunked body, and answers with the JSON envelope, the request id and a
       // log line. Bun's own cap would answer first with a bare 413 and none of them.
@@ -141,8 +135,7 @@ async function serve(env: Env): Promise<number> {
   // Start-up lines are not held back: whoever started svc is waiting for them.
   logger.flush();
   return await waitForShutdown(async () => {
-    socket.closeAll();
-    dictate.closeAll();
+    app.sockets.closeAll();
     wyoming?.stop();
     // Stop accepting, let in-flight requests finish (bounded), then release everything else.
     const drained = server.stop(false);
@@ -169,8 +162,12 @@ function listenWyoming(
   const { services, dictation } = runtime;
   const sources = { version, url, settings: services.settings, models: runtime.models.store };
   const wyoming = createWyomingServer({
-    transcriber: dictation.transcriber,
-    vad: dictation.vad,
+    live: createLiveDriver({
+      transcriber: dictation.transcriber,
+      vad: dictation.vad,
+      door: liveDoors.wyoming,
+      settings: services.settings,
+    }),
     limits: wyomingLimits(services.settings),
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { decodeAudio } from "../dictation/audio/index.ts";
-import { SAMPLE_RATE } from "../dictation/audio/rate.ts";
-import { createLiveSession } from "../dictation/live/session.ts";
+import { decodeAudio, SAMPLE_RATE } from "../dictation/audio/index.ts";
+import { createLiveDriver } from "../dictation/live/driver.ts";
+import { liveDoors } from "../dictation/live/limits.ts";
+import { type ServerMessage, segmentMessage } from "../dictation/live/protocol.ts";
 import { explain } from "../errors.ts";
 import { appContextOption, type OfflineCommand } from "./transcribe.ts";
 
@@ -43,39 +44,36 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
   }
   const appContext = appContextOption(values["app-context"], out);
   if (appContext === undefined) return 2;
-  const event = (data: Record<string, unknown>) => out.stdout(`${JSON.stringify(data)}\n`);
+  // --json writes what GET /api/dictate would send, one message a line (dictation/live/protocol.ts).
+  const event = (message: ServerMessage) => out.stdout(`${JSON.stringify(message)}\n`);
   const runtime = await open();
   try {
+    const { settings } = runtime.services;
     const { pcm } = await decodeAudio(new Uint8Array(readFileSync(file)), undefined, {
-      maxDurationMs: runtime.services.settings.get("dictate_max_session_seconds") * 1000,
+      maxDurationMs: settings.get("dictate_max_session_seconds") * 1000,
     });
-    let failed: unknown;
-    const session = createLiveSession({
-      transcriber: runtime.dictation.transcriber,
-      vad: runtime.dictation.vad.stream(),
+    let failed: { error: unknown } | undefined;
+    const { transcriber, vad } = runtime.dictation;
+    const driver = createLiveDriver({ transcriber, vad, door: liveDoors.cli, settings });
+    const live = driver.connect({ fail: (error) => (failed ??= { error }) });
+    live.start({
+      // The decoded recording goes in as a client's 16 kHz float frames would.
+      audio: { encoding: "f32le", sampleRate: SAMPLE_RATE, channels: 1 },
       language: values.language,
       appContext,
-      source: "cli",
       record: !values["no-history"],
       onPartial: (text) => (values.json ? event({ type: "partial", text }) : out.stderr(`~ ${text}\n`)),
       onSegment: (segment) =>
-        values.json
-          ? event({
-              type: "segment",
-              text: segment.text,
-              start: Math.round(segment.startMs),
-              end: Math.round(segment.endMs),
-            })
-          : out.stderr(`+ ${segment.text}\n`),
-      onError: (error) => {
-        failed ??= error;
-      },
+        values.json ? event(segmentMessage(segment)) : out.stderr(`+ ${segment.text}\n`),
     });
     for (let at = 0; at < pcm.length && failed === undefined; at += FRAME) {
-      session.push(pcm.subarray(at, at + FRAME));
+      const frame = pcm.subarray(at, at + FRAME);
+      live.audio(new Uint8Array(frame.buffer, frame.byteOffset, frame.byteLength));
       if (values.realtime) await Bun.sleep(100);
     }
-    const final = await session.stop();
+    if (failed) throw failed.error;
+    const final = await live.stop();
+    live.close();
     if (values.json) event({ type: "final", ...final });
     else out.stdout(`${final.text}\n`);
     return 0;

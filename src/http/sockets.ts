@@ -1,37 +1,81 @@
 import type { ServerWebSocket, WebSocketHandler } from "bun";
-import type { DictateSocketData } from "./dictate-socket.ts";
-import type { EventsSocketData } from "./events-socket.ts";
+import type { Handler } from "hono";
+import { AppError } from "../errors.ts";
+import { requestInfoOf } from "./request-info.ts";
+import type { AppEnv } from "./types.ts";
 
-/** What an upgraded socket carries: its kind says which handler serves it. */
-export type SocketData = EventsSocketData | DictateSocketData;
+// A WebSocket route declares its handlers where it is declared, as Hono's upgradeWebSocket does:
+// the upgrade carries them in the socket's data, and Bun's one server-wide handler calls them.
 
-// Bun takes one handler per server; the live dictation's own limit (a setting) is checked per
-// message, so the server-wide cap is the highest that setting allows.
-const maxPayloadLength = 1024 * 1024 + 1024;
+/** One socket's handlers, made by its route for that socket. */
+export interface SocketEvents {
+  open?(ws: Socket): void;
+  message?(ws: Socket, message: string | Buffer): void;
+  close?(ws: Socket, code: number, reason: string): void;
+}
 
-/** One Bun WebSocket handler over the events stream and live dictation, chosen by `data.kind`. */
-export function routeSockets(
-  events: WebSocketHandler<EventsSocketData>,
-  dictate: WebSocketHandler<DictateSocketData>,
-): WebSocketHandler<SocketData> {
-  const isDictate = (ws: ServerWebSocket<SocketData>): ws is ServerWebSocket<DictateSocketData> =>
-    ws.data.kind === "dictate";
-  const asEvents = (ws: ServerWebSocket<SocketData>) => ws as ServerWebSocket<EventsSocketData>;
+/** What svc attaches to a socket it upgrades. */
+export interface SocketData {
+  requestId: string;
+  events: SocketEvents;
+}
+
+export type Socket = ServerWebSocket<SocketData>;
+
+/**
+ * Bun's WebSocket handler for every svc socket (main.ts passes it to Bun.serve). Bun takes one per
+ * server, so the payload cap is the largest a route allows; each route checks its own per message.
+ */
+export const socketHandler: WebSocketHandler<SocketData> = {
+  maxPayloadLength: 1024 * 1024 + 1024,
+  idleTimeout: 120,
+  sendPings: true,
+  open: (ws) => ws.data.events.open?.(ws),
+  message: (ws, message) => ws.data.events.message?.(ws, message),
+  close: (ws, code, reason) => ws.data.events.close?.(ws, code, reason),
+};
+
+/**
+ * The handler of a `GET path` route that upgrades to a WebSocket whose handlers `bind` makes; the
+ * guards have already checked Host and Origin. Without an upgrade it answers 426.
+ */
+export function upgradeWebSocket(path: string, bind: (requestId: string) => SocketEvents): Handler<AppEnv> {
+  return (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      throw new AppError("upgrade_required", `GET ${path} is a WebSocket: connect with ws://…${path}.`, {
+        headers: { Upgrade: "websocket" },
+      });
+    }
+    const info = requestInfoOf(c);
+    const server = info?.server;
+    if (!info || !server) {
+      throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
+    }
+    const data: SocketData = { requestId: info.requestId, events: bind(info.requestId) };
+    if (!server.upgrade(c.req.raw, { data })) {
+      throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
+    }
+    // Bun has taken over the socket; this response is never sent.
+    return new Response(null);
+  };
+}
+
+/** The app's open sockets, each with how it ends when svc shuts down. */
+export interface OpenSockets {
+  add(ws: Socket, goingAway: () => void): void;
+  delete(ws: Socket): void;
+  /** Ends every socket (its work dropped, then closed 1001 "going away"). */
+  closeAll(): void;
+}
+
+export function createOpenSockets(): OpenSockets {
+  const open = new Map<Socket, () => void>();
   return {
-    maxPayloadLength,
-    idleTimeout: 120,
-    sendPings: true,
-    open(ws) {
-      if (isDictate(ws)) dictate.open?.(ws);
-      else events.open?.(asEvents(ws));
-    },
-    message(ws, message) {
-      if (isDictate(ws)) return dictate.message?.(ws, message);
-      return events.message?.(asEvents(ws), message);
-    },
-    close(ws, code, reason) {
-      if (isDictate(ws)) dictate.close?.(ws, code, reason);
-      else events.close?.(asEvents(ws), code, reason);
+    add: (ws, goingAway) => open.set(ws, goingAway),
+    delete: (ws) => open.delete(ws),
+    closeAll() {
+      for (const goingAway of [...open.values()]) goingAway();
+      open.clear();
     },
   };
 }

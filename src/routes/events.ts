@@ -1,9 +1,9 @@
-import { AppError } from "../errors.ts";
-import { eventTypes } from "../events.ts";
+import { type EventBus, eventTypes } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
-import type { EventsSocketData } from "../http/events-socket.ts";
-import { requestInfoOf } from "../http/request-info.ts";
+import { eventsSocket } from "../http/events-socket.ts";
+import { type OpenSockets, upgradeWebSocket } from "../http/sockets.ts";
+import type { Logger } from "../logger.ts";
 
 const eventsDoc: RouteSpec = {
   summary: "Event stream (WebSocket)",
@@ -13,27 +13,22 @@ const eventsDoc: RouteSpec = {
 };
 
 /** `GET /api/events` upgrades to a WebSocket; the guards have already checked Host and Origin. */
-export function createEventsRoutes(deps: { docs: ApiDocs }) {
-  return documentedRoutes(deps.docs, "/api/events", "Server").get("/", eventsDoc, (c) => {
-    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-      throw new AppError(
-        "upgrade_required",
-        "GET /api/events is a WebSocket: connect with ws://…/api/events.",
-        {
-          headers: { Upgrade: "websocket" },
-        },
-      );
-    }
-    const info = requestInfoOf(c);
-    const server = info?.server;
-    if (!info || !server) {
-      throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
-    }
-    const data: EventsSocketData = { kind: "events", requestId: info.requestId };
-    if (!server.upgrade(c.req.raw, { data })) {
-      throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
-    }
-    // Bun has taken over the socket; this response is never sent.
-    return new Response(null);
+export function createEventsRoutes(deps: {
+  docs: ApiDocs;
+  events: EventBus;
+  version: string;
+  logger: Logger;
+  sockets: OpenSockets;
+}) {
+  const socket = eventsSocket({
+    bus: deps.events,
+    hello: () => ({ name: "svc", version: deps.version }),
+    logger: deps.logger,
+    sockets: deps.sockets,
   });
+  return documentedRoutes(deps.docs, "/api/events", "Server").get(
+    "/",
+    eventsDoc,
+    upgradeWebSocket("/api/events", socket),
+  );
 }

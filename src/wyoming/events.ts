@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE } from "../dictation/audio/index.ts";
+import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type PcmLayout } from "../dictation/audio/index.ts";
 import { languageTag } from "../dictation/language.ts";
 import { parseOrThrow } from "../validation.ts";
 
@@ -28,6 +28,18 @@ export type AudioFormat = v.InferOutput<typeof audioFormatSchema>;
 /** `audio-start` and `audio-chunk` data: the format (audio.py `AudioFormat`). */
 export const readAudioFormat = (data: Record<string, unknown>): AudioFormat =>
   parseOrThrow(audioFormatSchema, data, "invalid_request", "data");
+
+// Wyoming audio is raw little-endian PCM whose samples are signed integers of `width` bytes, as
+// Python's audioop reads them (the library converts with audioop.lin2lin and ratecv): 8-bit
+// samples are signed too, unlike 8-bit WAV.
+const encodings = { 1: "s8", 2: "s16le", 3: "s24le", 4: "s32le" } as const;
+
+/** The layout svc's stream decoder reads a Wyoming client's chunks in. */
+export const pcmLayoutOf = (format: AudioFormat): PcmLayout => ({
+  encoding: encodings[format.width],
+  sampleRate: format.rate,
+  channels: format.channels,
+});
 
 export interface TranscribeRequest {
   /** A language svc can use; an unknown or malformed one leaves the `language` setting in charge. */

@@ -1,13 +1,12 @@
 import type { SettingsService } from "../settings/service.ts";
 import type { FrameLimits } from "./framing.ts";
 
-/** Every limit of the Wyoming listener, read from the settings (wyoming_*) when it applies. */
+/**
+ * The Wyoming protocol's own limits, read from the settings (wyoming_*) when each applies. A
+ * transcription's length, pace and the idle deadline are the live dictation's (dictation/live/limits.ts).
+ */
 export interface WyomingLimits extends FrameLimits {
   maxConnections: number;
-  idleTimeoutMs: number;
-  maxUtteranceSeconds: number;
-  /** Audio may arrive at most this many times faster than real time (see `assertPace`). */
-  maxSpeed: number;
   /** Answers held for a client that is not reading; past it nothing more is handled or read. */
   maxUnreadBytes: number;
   /** How long a client may stay past `maxUnreadBytes` before it is disconnected. */
@@ -22,9 +21,6 @@ export interface WyomingLimits extends FrameLimits {
 export function wyomingLimits(settings: Pick<SettingsService, "get">): () => WyomingLimits {
   return () => ({
     maxConnections: settings.get("wyoming_max_connections"),
-    idleTimeoutMs: settings.get("wyoming_idle_timeout_seconds") * 1000,
-    maxUtteranceSeconds: settings.get("wyoming_max_utterance_seconds"),
-    maxSpeed: settings.get("wyoming_max_speed"),
     maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
     maxDataBytes: settings.get("wyoming_max_data_bytes"),
     maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),

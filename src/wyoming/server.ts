@@ -185,7 +185,6 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
             socket.data.connection = connection;
             open.add(socket);
             deps.logger.debug("wyoming connection opened", { connection: id, remote: socket.remoteAddress });
-            connection.start();
           },
           data(socket, chunk) {
             socket.data.connection?.receive(chunk);

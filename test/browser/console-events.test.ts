@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
-import { createEventsSocket } from "../../src/http/events-socket.ts";
+import { socketHandler } from "../../src/http/sockets.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { launchChromium } from "../helpers/browser.ts";
 import { openConsole } from "../helpers/console.ts";
@@ -18,8 +18,8 @@ const serve = (at: number) =>
     hostname: "127.0.0.1",
     port: at,
     fetch: (request, bun) => t.app.fetch(request, bun),
-    // As main.ts wires it: the same bus the test app publishes on.
-    websocket: createEventsSocket(t.bus, () => ({ name: "svc", version: "test" }), t.logger).handler,
+    // As main.ts serves it: GET /api/events binds its handlers over the bus the test app publishes on.
+    websocket: socketHandler,
   });
 
 beforeAll(async () => {

@@ -9,6 +9,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
+import type { Transcriber } from "../../src/dictation/transcriber.ts";
 import { createEventBus, type EventBus, type ServerEvent } from "../../src/events.ts";
 import { type ApiDocs, routeErrors } from "../../src/http/api-docs.ts";
 import type { BodyLimits } from "../../src/http/body-guard.ts";
@@ -59,6 +60,8 @@ export interface TestAppOptions {
   modelPresets?: readonly ModelPreset[];
   /** The bridge script plugin HTML documents get; default: the console's bridge.js. */
   bridgeScriptUrl?: string;
+  /** Wraps the transcriber the app's routes use (a test watching the pieces a live dictation asks for). */
+  wrap?: (transcriber: Transcriber) => Transcriber;
 }
 
 /**
@@ -130,25 +133,31 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     modelPresets: options.modelPresets,
     pluginHost: options.pluginHost,
   });
-  const { services, plugins, models, dictation } = runtime;
-  const { bridgeScriptUrl } = options;
-  const deps = appDeps(runtime, {
-    logger,
-    version: "0.0.0-test",
-    trustedOrigins: new Set(options.trustedOrigins ?? []),
-    allowedHosts: options.allowedHosts ?? [],
-    body: {
-      maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
-      maxJsonBytes: 1024 * 1024,
-      maxImportBytes: 32 * 1024 * 1024,
-      timeoutMs: 120_000,
-      minBytesPerSecond: 1024,
-      maxConcurrent: 32,
-      maxJsonConcurrent: 32,
-      ...options.body,
+  const { services, plugins, models } = runtime;
+  const { bridgeScriptUrl, wrap } = options;
+  const dictation = wrap
+    ? { ...runtime.dictation, transcriber: wrap(runtime.dictation.transcriber) }
+    : runtime.dictation;
+  const deps = appDeps(
+    { ...runtime, dictation },
+    {
+      logger,
+      version: "0.0.0-test",
+      trustedOrigins: new Set(options.trustedOrigins ?? []),
+      allowedHosts: options.allowedHosts ?? [],
+      body: {
+        maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
+        maxJsonBytes: 1024 * 1024,
+        maxImportBytes: 32 * 1024 * 1024,
+        timeoutMs: 120_000,
+        minBytesPerSecond: 1024,
+        maxConcurrent: 32,
+        maxJsonConcurrent: 32,
+        ...options.body,
+      },
+      bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
     },
-    bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
-  });
+  );
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);
   const request = (path: string, init: RequestInit = {}) => Promise.resolve(app.request(path, init));

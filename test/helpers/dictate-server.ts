@@ -1,9 +1,7 @@
-// svc's app behind a real Bun.serve with both WebSockets routed as main.ts routes them, for the
-// live dictation tests: GET /api/dictate needs a server to upgrade on.
+// svc's app behind a real Bun.serve with its WebSockets as main.ts serves them, for the live
+// dictation tests: GET /api/dictate needs a server to upgrade on.
 import type { Server } from "bun";
-import { createDictateSocket, type DictateSocketDeps, dictateLimits } from "../../src/http/dictate-socket.ts";
-import { createEventsSocket } from "../../src/http/events-socket.ts";
-import { routeSockets } from "../../src/http/sockets.ts";
+import { socketHandler } from "../../src/http/sockets.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "./app.ts";
 
 export interface DictateServer {
@@ -14,27 +12,15 @@ export interface DictateServer {
   stop(): Promise<void>;
 }
 
-export function serveDictation(
-  options: TestAppOptions & {
-    /** Wraps the transcriber the sessions use (a test watching the pieces it is asked for). */
-    wrap?: (transcriber: DictateSocketDeps["transcriber"]) => DictateSocketDeps["transcriber"];
-  } = {},
-): DictateServer {
+/** `options.wrap` wraps the transcriber the sessions use (a test watching the pieces it is asked for). */
+export function serveDictation(options: TestAppOptions = {}): DictateServer {
   const app = createTestApp(options);
-  const transcriber = app.dictation.transcriber;
-  const events = createEventsSocket(app.bus, () => ({ name: "svc" }), app.logger);
-  const dictate = createDictateSocket({
-    transcriber: options.wrap ? options.wrap(transcriber) : transcriber,
-    vad: app.dictation.vad,
-    limits: dictateLimits(app.services.settings),
-    logger: app.logger,
-  });
   const server: Server<unknown> = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     routes: app.app.bunRoutes,
     fetch: app.app.fetch,
-    websocket: routeSockets(events.handler, dictate.handler),
+    websocket: socketHandler,
     development: false,
   });
   const port = server.port ?? 0;
@@ -43,8 +29,7 @@ export function serveDictation(
     port,
     url: `ws://127.0.0.1:${port}/api/dictate`,
     async stop() {
-      dictate.closeAll();
-      events.closeAll();
+      app.app.sockets.closeAll();
       await server.stop(true);
     },
   };

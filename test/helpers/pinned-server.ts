@@ -10,7 +10,7 @@ import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import { createEventBus } from "../../src/events.ts";
-import { createEventsSocket } from "../../src/http/events-socket.ts";
+import { socketHandler } from "../../src/http/sockets.ts";
 import { createLogger } from "../../src/logger.ts";
 import { assembleRuntime } from "../../src/runtime.ts";
 
@@ -53,19 +53,18 @@ export function startPinnedServer(options: {
       },
     }),
   );
-  const socket = createEventsSocket(events, () => ({ name: "svc", version: "0.0.0-test" }), logger);
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     routes: app.bunRoutes,
     fetch: app.fetch,
-    websocket: socket.handler,
+    websocket: socketHandler,
     development: false,
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
     async stop() {
-      socket.closeAll();
+      app.sockets.closeAll();
       await server.stop(true);
       await runtime.close();
     },

@@ -5,7 +5,9 @@
 // over a test app, started as main.ts starts it.
 import { afterEach } from "bun:test";
 import type { Socket } from "bun";
-import type { ConnectionDeps } from "../../src/wyoming/connection.ts";
+import { createLiveDriver } from "../../src/dictation/live/driver.ts";
+import { liveDoors } from "../../src/dictation/live/limits.ts";
+import type { Transcriber } from "../../src/dictation/transcriber.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
 import { wyomingLimits } from "../../src/wyoming/limits.ts";
 import { createWyomingServer, type WyomingServer } from "../../src/wyoming/server.ts";
@@ -176,12 +178,13 @@ export interface WyomingTestServer {
 /** svc's Wyoming listener on a free loopback port over a fresh test app. */
 export function serveWyoming(
   options: TestAppOptions & {
-    wrap?: (transcriber: ConnectionDeps["transcriber"]) => ConnectionDeps["transcriber"];
+    wrap?: (transcriber: Transcriber) => Transcriber;
     /** How long an event's byte rate is measured over (the listener's default is 5 s). */
     rateWindowMs?: number;
   } = {},
 ): WyomingTestServer {
-  const app = createTestApp(options);
+  const { wrap, ...appOptions } = options;
+  const app = createTestApp(appOptions);
   const sources = {
     version: "0.0.0-test",
     url: "http://127.0.0.1:4649",
@@ -190,8 +193,12 @@ export function serveWyoming(
   };
   const transcriber = app.dictation.transcriber;
   const server = createWyomingServer({
-    transcriber: options.wrap ? options.wrap(transcriber) : transcriber,
-    vad: app.dictation.vad,
+    live: createLiveDriver({
+      transcriber: wrap ? wrap(transcriber) : transcriber,
+      vad: app.dictation.vad,
+      door: liveDoors.wyoming,
+      settings: app.services.settings,
+    }),
     limits: wyomingLimits(app.services.settings),
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),
