@@ -27,6 +27,12 @@ export interface RouteDoc {
    * OpenAPI document lists each under its status, from the table in error-codes.ts.
    */
   errors?: readonly ErrorCode[];
+  /**
+   * A WebSocket route's messages, both directions: published as the components
+   * `<name>ClientMessage` and `<name>ServerMessage`, which the operation names in
+   * `x-websocket-messages` (OpenAPI 3.0 has no words for a WebSocket).
+   */
+  messages?: { name: string; client: GenericSchema; server: GenericSchema };
 }
 
 /**
@@ -157,6 +163,7 @@ function operation(doc: RouteDoc) {
   const content: Record<string, unknown> = {};
   if (doc.body) content["application/json"] = { schema: jsonSchema(doc.body, "input") };
   for (const type of doc.bodyTypes ?? []) content[type] = { schema: { type: "string", format: "binary" } };
+  const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
   return {
     summary: doc.summary,
     tags: [doc.tag],
@@ -164,6 +171,14 @@ function operation(doc: RouteDoc) {
     parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
     ...(Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {}),
     responses,
+    ...(doc.messages
+      ? {
+          "x-websocket-messages": {
+            client: schemaRef(`${doc.messages.name}ClientMessage`),
+            server: schemaRef(`${doc.messages.name}ServerMessage`),
+          },
+        }
+      : {}),
   };
 }
 
@@ -175,6 +190,17 @@ const pathPattern = (path: string) =>
       .replace(/:[A-Za-z_][A-Za-z0-9_]*/g, "[^/]+")
       .replace(/\*/g, ".*")}$`,
   );
+
+/** The message schemas of the WebSocket routes, by component name. */
+function messageSchemas(routes: readonly RouteDoc[]): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const { messages } of routes) {
+    if (!messages) continue;
+    schemas[`${messages.name}ClientMessage`] = jsonSchema(messages.client, "input");
+    schemas[`${messages.name}ServerMessage`] = jsonSchema(messages.server, "output");
+  }
+  return schemas;
+}
 
 export function createApiDocs(): ApiDocs {
   const routes: RouteDoc[] = [];
@@ -206,6 +232,7 @@ export function createApiDocs(): ApiDocs {
             "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so is every request a browser sends without a CORS preflight (forms, beacons, pings, reports, no-cors fetches; a WebSocket to /api/dictate) from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. A request body over its route's limit is 413 payload_too_large (SVC_MAX_JSON_SIZE, 1 MiB by default; imports SVC_MAX_IMPORT_SIZE, 32 MiB; audio and plugin routes SVC_MAX_BODY_SIZE, 64 MiB); one that does not arrive within SVC_BODY_TIMEOUT_MS or keeps under SVC_BODY_MIN_RATE is 408 request_timeout; beyond SVC_MAX_UPLOADS uploads or SVC_MAX_JSON_BODIES JSON bodies arriving at once, 503 busy with Retry-After. A write that finds the disk full is 507 storage_full, naming the folder whose disk is full; it succeeds again once space is freed. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
         },
         paths,
+        components: { schemas: messageSchemas(routes) },
       };
     },
   };

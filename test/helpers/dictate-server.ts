@@ -1,6 +1,8 @@
 // svc's app behind a real Bun.serve with its WebSockets as main.ts serves them, for the live
 // dictation tests: GET /api/dictate needs a server to upgrade on.
 import type { Server } from "bun";
+import * as v from "valibot";
+import { serverMessageSchema } from "../../src/dictation/live/protocol.ts";
 import { socketHandler } from "../../src/http/sockets.ts";
 import { createTestApp, type TestApp, type TestAppOptions } from "./app.ts";
 
@@ -35,6 +37,7 @@ export function serveDictation(options: TestAppOptions = {}): DictateServer {
   };
 }
 
+/** A message as the client reads it: loosely, for tests' field access; each is checked against the protocol. */
 export type ServerMessage = Record<string, unknown> & { type: string };
 
 /** A client of one live dictation: what the server said, and how it closed. */
@@ -60,8 +63,14 @@ export function connect(url: string, headers?: Record<string, string>): DictateC
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     ws.onclose = (event) => resolve({ code: event.code, reason: event.reason });
   });
+  let offProtocol: Error | undefined;
   ws.onmessage = (event) => {
     const message = JSON.parse(String(event.data)) as ServerMessage;
+    // Every message the server sends must be one the published protocol describes: `next` fails otherwise.
+    const checked = v.safeParse(serverMessageSchema, message);
+    if (!checked.success) {
+      offProtocol ??= new Error(`off-protocol message ${event.data}: ${v.summarize(checked.issues)}`);
+    }
     messages.push(message);
     for (const waiter of waiting.filter((w) => w.type === message.type)) {
       waiting.splice(waiting.indexOf(waiter), 1);
@@ -73,10 +82,12 @@ export function connect(url: string, headers?: Record<string, string>): DictateC
     messages,
     opened,
     closed,
-    next(type) {
+    async next(type) {
       const seen = messages.find((message) => message.type === type);
-      if (seen) return Promise.resolve(seen);
-      return new Promise((resolve) => waiting.push({ type, resolve }));
+      const message =
+        seen ?? (await new Promise<ServerMessage>((resolve) => waiting.push({ type, resolve })));
+      if (offProtocol) throw offProtocol;
+      return message;
     },
     json: (message) => ws.send(JSON.stringify(message)),
   };

@@ -87,6 +87,23 @@ describe("GET /api/openapi.json", () => {
     expect((await t.request("/api/history?limit=501")).status).toBe(400);
   });
 
+  test("publishes /api/dictate's messages, both directions, as components its operation names", async () => {
+    const { request } = createTestApp();
+    type Variants = { oneOf: { properties: { type: { enum: string[] } } }[] };
+    const doc = (await (await request("/api/openapi.json")).json()) as {
+      paths: Record<string, { get: { "x-websocket-messages"?: Record<string, { $ref: string }> } }>;
+      components: { schemas: Record<string, Variants> };
+    };
+    expect(doc.paths["/api/dictate"]?.get["x-websocket-messages"]).toEqual({
+      client: { $ref: "#/components/schemas/DictateClientMessage" },
+      server: { $ref: "#/components/schemas/DictateServerMessage" },
+    });
+    const types = (name: string) =>
+      doc.components.schemas[name]?.oneOf.map((variant) => variant.properties.type.enum[0]);
+    expect(types("DictateClientMessage")).toEqual(["start", "stop", "cancel"]);
+    expect(types("DictateServerMessage")).toEqual(["ready", "partial", "segment", "final", "error"]);
+  });
+
   test("lists every event type the server publishes, and the bus takes no other", async () => {
     const t = createTestApp();
     const doc = (await (await t.request("/api/openapi.json")).json()) as {

@@ -148,7 +148,7 @@ function createDictation(render: (state: DictationState) => void, options: () =>
     live = null;
     if (connection) {
       try {
-        emit({ type: "done", result: await connection.finish<TranscribeResult>() });
+        emit({ type: "done", result: await connection.finish() });
         return;
       } catch {
         // The live dictation failed: the whole recording is uploaded instead, and its answer (or

@@ -1,5 +1,7 @@
 // Live dictation from the console: the recorder's 16 kHz chunks go to GET /api/dictate as they
-// are captured, pieces come back while the person speaks, and at stop only the tail is left.
+// are captured, pieces come back while the person speaks, and at stop only the tail is left. The
+// messages are the server's own declarations (types only: nothing of the server is bundled).
+import type { ClientMessage, FinalMessage, ServerMessage } from "../../../dictation/live/protocol.ts";
 
 export interface LiveText {
   /** Committed pieces so far, in order. */
@@ -11,16 +13,9 @@ export interface LiveText {
 export interface LiveConnection {
   send(samples: Float32Array<ArrayBuffer>): void;
   /** Sends stop; resolves with the final body (POST /api/transcribe's shape), rejects on an error. */
-  finish<T>(): Promise<T>;
+  finish(): Promise<FinalMessage>;
   /** Drops the dictation. */
   cancel(): void;
-}
-
-interface ServerMessage {
-  type: string;
-  text?: string;
-  code?: string;
-  message?: string;
 }
 
 /**
@@ -37,7 +32,8 @@ export function openLive(
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   const text: LiveText = { committed: [], partial: "" };
-  let settle: ((value: unknown) => void) | undefined;
+  const send = (message: ClientMessage) => ws.send(JSON.stringify(message));
+  let settle: ((value: FinalMessage) => void) | undefined;
   let fail: ((error: Error) => void) | undefined;
   let failure: Error | undefined;
   return new Promise((resolve) => {
@@ -49,24 +45,24 @@ export function openLive(
       send(samples) {
         if (ws.readyState === WebSocket.OPEN) ws.send(samples);
       },
-      finish<T>() {
+      finish() {
         if (failure) return Promise.reject(failure);
-        return new Promise<T>((done, reject) => {
-          settle = done as (value: unknown) => void;
+        return new Promise<FinalMessage>((done, reject) => {
+          settle = done;
           fail = reject;
-          ws.send(JSON.stringify({ type: "stop" }));
+          send({ type: "stop" });
         });
       },
       cancel() {
-        if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify({ type: "cancel" }));
+        if (ws.readyState === WebSocket.OPEN) send({ type: "cancel" });
         ws.close();
       },
     };
     ws.onopen = () => {
-      const message: Record<string, unknown> = { type: "start", format: "f32", sampleRate: 16_000 };
+      const message: ClientMessage = { type: "start", format: "f32", sampleRate: 16_000 };
       if (start.language) message.language = start.language;
       if (start.appContext) message.appContext = start.appContext;
-      ws.send(JSON.stringify(message));
+      send(message);
     };
     ws.onmessage = (event) => {
       let message: ServerMessage;
@@ -79,16 +75,16 @@ export function openLive(
         clearTimeout(timer);
         resolve(connection);
       } else if (message.type === "partial") {
-        text.partial = message.text ?? "";
+        text.partial = message.text;
         onText({ ...text, committed: [...text.committed] });
       } else if (message.type === "segment") {
-        text.committed.push(message.text ?? "");
+        text.committed.push(message.text);
         text.partial = "";
         onText({ ...text, committed: [...text.committed] });
       } else if (message.type === "final") {
         settle?.(message);
       } else if (message.type === "error") {
-        failure = new Error(message.message ?? "Live dictation failed.");
+        failure = new Error(message.message || "Live dictation failed.");
         fail?.(failure);
       }
     };
