@@ -111,7 +111,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       signal: controller.signal,
       timings,
     });
-    engine = piece.engine;
+    // The engine that heard the dictation names it; a plugin only when it answered every piece.
+    const answeredByPlugin = piece.engine.model.startsWith("plugin:");
+    if (engine === null || !answeredByPlugin) engine = piece.engine;
     if (language === undefined || language === "auto") language = piece.language;
     commits++;
     if (piece.text === "") return;

@@ -5,6 +5,7 @@ import { createLiveSession, type LiveSegment } from "../../../src/dictation/live
 import { createScheduler } from "../../../src/dictation/scheduler.ts";
 import { createTranscriber } from "../../../src/dictation/transcriber.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
+import type { BeforeTranscribeHook, BeforeTranscribeInput } from "../../../src/plugins/hooks.ts";
 
 // The session over the real transcriber and scheduler, with a fake engine and a fake detector:
 // a nonzero sample is speech, 0.1 s of zeros is a pause. A word's samples all hold its number
@@ -47,7 +48,15 @@ function fakeVad(): VadStream {
 const word = (n: number, seconds = 0.5) => new Float32Array(seconds * rate).fill(n / 100);
 const pause = (seconds = 0.2) => new Float32Array(seconds * rate);
 
-function harness(options: { gate?: Promise<void>; fail?: number; partials?: boolean; model?: string } = {}) {
+function harness(
+  options: {
+    gate?: Promise<void>;
+    fail?: number;
+    partials?: boolean;
+    model?: string;
+    hooks?: BeforeTranscribeHook[];
+  } = {},
+) {
   const calls: { samples: number; prompt: string | undefined }[] = [];
   const prompts: (string | undefined)[] = [];
   const models: (string | undefined)[] = [];
@@ -104,6 +113,7 @@ function harness(options: { gate?: Promise<void>; fail?: number; partials?: bool
       hookTimeoutMs: 100,
       engine: "sphinx",
     }),
+    beforeTranscribe: () => options.hooks ?? [],
   });
   const segments: LiveSegment[] = [];
   const errors: unknown[] = [];
@@ -115,6 +125,8 @@ function harness(options: { gate?: Promise<void>; fail?: number; partials?: bool
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
     onPartial: options.partials ? (text) => partials.push(text) : undefined,
+    source: "wyoming",
+    appContext: { app: "Wyoming" },
   });
   return {
     session,
@@ -265,6 +277,55 @@ describe("createLiveSession", () => {
     expect(final.raw).toBe("w1");
     // Guesses are not the dictation: the pipeline and history see the committed text only.
     expect(h.postProcessed).toEqual(["w1"]);
+  });
+
+  test("runs beforeTranscribe once per committed piece, on its audio, and never for a guess", async () => {
+    const seen: Omit<BeforeTranscribeInput, "signal" | "pcm">[] = [];
+    const h = harness({
+      partials: true,
+      hooks: [
+        {
+          pluginName: "@fx/seeing",
+          run: ({ pcm: _pcm, signal: _signal, ...input }, output) => {
+            seen.push(input);
+            // A plugin may answer a piece itself: the second word is a command it handles.
+            if (seen.length === 2) {
+              output.text = "handled";
+              output.consume = true;
+            }
+          },
+        },
+      ],
+    });
+    for (let at = 0; at < 12; at++) {
+      h.session.push(word(1, 0.1));
+      await Bun.sleep(5);
+    }
+    expect(h.partials.length).toBeGreaterThan(0);
+    // Guesses so far, no piece: the hook has seen nothing.
+    expect(seen).toEqual([]);
+    stream(h.session, join(pause(), word(2), pause()));
+    const final = await h.session.stop();
+    expect(seen).toEqual([
+      {
+        sampleRate: rate,
+        durationMs: 1200,
+        language: "en",
+        appContext: { app: "Wyoming" },
+        source: "wyoming",
+      },
+      {
+        sampleRate: rate,
+        durationMs: 500,
+        language: "en",
+        appContext: { app: "Wyoming" },
+        source: "wyoming",
+      },
+    ]);
+    expect(final.raw).toBe("w1 handled");
+    // The engine heard the first piece: it, not the plugin, names the dictation.
+    expect(final.model).toBe("fake");
+    expect(h.segments.map((segment) => segment.text)).toEqual(["w1", "handled"]);
   });
 
   test("guesses only the audio after the last committed piece, with the text before it as prompt", async () => {
