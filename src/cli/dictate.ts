@@ -10,13 +10,15 @@ import { appContextOption, type OfflineCommand } from "./transcribe.ts";
 export const dictateHelp = `Usage: svc dictate [options] FILE
 
 Streams a recording through live dictation, the path GET /api/dictate takes: the audio is cut at
-pauses and each piece transcribed as it closes, partial guesses come while a piece is open, and at
-the end the text goes through cleanup, dictionary and plugins once. Uses the settings in
+pauses and each piece transcribed as it closes (after the plugins' beforeTranscribe), partial
+guesses come while a piece is open, and at the end the text goes through cleanup, dictionary and
+the plugins' text hooks once. Uses the settings in
 SVC_DB_PATH. Partials (~) and committed pieces (+) go to stderr, the final text to stdout.
 
 Options:
   --realtime              feed the audio at the pace it was spoken (default: as fast as it decodes)
-  --json                  print every event as one JSON line on stdout instead
+  --json                  print each message GET /api/dictate would send (partial, segment,
+                          final) as one JSON line on stdout instead
   --language CODE         language of the recording (default: the language setting)
   --app-context CONTEXT   app name or JSON {"app","title","url"} that selects a format
   --no-history            do not store the result in history`;
