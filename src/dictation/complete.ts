@@ -1,6 +1,5 @@
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
-import type { DictationSource } from "../plugins/hooks.ts";
 import type { EngineId } from "./engines/types.ts";
 import type { EngineRef } from "./recognise.ts";
 import type { Timings, Transcription } from "./result.ts";
@@ -35,7 +34,7 @@ export interface CompletionDeps {
     text: string;
     appContext: AppContext | null;
     language: string | null;
-    source: DictationSource;
+    source: HistorySource;
   }): Promise<PostProcessed>;
   record(entry: HistoryEntry): number | null;
   publish(type: "transcription.completed", data: Record<string, unknown>): void;
@@ -54,7 +53,7 @@ export interface CompleteInput {
   skipPostProcess?: boolean;
   record?: boolean;
   /** Where it came from (history's column, the hooks' `source`); default `api`. */
-  source?: DictationSource;
+  source?: HistorySource;
 }
 
 export interface Completion {

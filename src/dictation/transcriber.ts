@@ -1,5 +1,5 @@
 import type { AppContext } from "../formats/app-context.ts";
-import type { DictationSource } from "../plugins/hooks.ts";
+import type { HistorySource } from "../history/items.ts";
 import { type Completion, type CompletionDeps, createCompletion } from "./complete.ts";
 import type { EngineId } from "./engines/types.ts";
 import {
@@ -49,7 +49,7 @@ export interface TranscribeInput {
   /** Answer the engine's timed segments too (the OpenAI API's verbose_json, srt and vtt). */
   detail?: boolean;
   /** Where the dictation came from (history, the plugin hooks' `source`); default `api`. */
-  source?: DictationSource;
+  source?: HistorySource;
 }
 
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */

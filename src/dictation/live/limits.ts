@@ -1,4 +1,4 @@
-import type { DictationSource } from "../../plugins/hooks.ts";
+import type { HistorySource } from "../../history/items.ts";
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
 import type { SettingsService } from "../../settings/service.ts";
 
@@ -21,7 +21,7 @@ type NumberSetting = { [K in SettingKey]: SettingValue<K> extends number ? K : n
 /** A door a live dictation comes in by. */
 export interface LiveDoor {
   /** What history and the plugin hooks call it. */
-  source: DictationSource;
+  source: HistorySource;
   /** The setting that holds each limit (named in its refusal); null: the limit does not apply. */
   settings: Record<keyof LiveLimits, NumberSetting | null>;
   /** What a client sending faster than `maxSpeed` should do instead, the refusal's last words. */

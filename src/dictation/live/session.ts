@@ -1,5 +1,5 @@
 import type { AppContext } from "../../formats/app-context.ts";
-import type { DictationSource } from "../../plugins/hooks.ts";
+import type { HistorySource } from "../../history/items.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
@@ -38,7 +38,7 @@ export interface LiveSessionOptions {
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
   /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
-  source?: DictationSource;
+  source?: HistorySource;
   /** false: the result is not stored in history. */
   record?: boolean;
 }
