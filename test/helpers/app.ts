@@ -135,29 +135,28 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
   });
   const { services, plugins, models } = runtime;
   const { bridgeScriptUrl, wrap } = options;
-  const dictation = wrap
-    ? { ...runtime.dictation, transcriber: wrap(runtime.dictation.transcriber) }
-    : runtime.dictation;
-  const deps = appDeps(
-    { ...runtime, dictation },
-    {
-      logger,
-      version: "0.0.0-test",
-      trustedOrigins: new Set(options.trustedOrigins ?? []),
-      allowedHosts: options.allowedHosts ?? [],
-      body: {
-        maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
-        maxJsonBytes: 1024 * 1024,
-        maxImportBytes: 32 * 1024 * 1024,
-        timeoutMs: 120_000,
-        minBytesPerSecond: 1024,
-        maxConcurrent: 32,
-        maxJsonConcurrent: 32,
-        ...options.body,
-      },
-      bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
+  // The routes' dictation, its transcriber wrapped when a test watches it.
+  const wrapped = wrap
+    ? { ...runtime, dictation: { ...runtime.dictation, transcriber: wrap(runtime.dictation.transcriber) } }
+    : runtime;
+  const { dictation } = wrapped;
+  const deps = appDeps(wrapped, {
+    logger,
+    version: "0.0.0-test",
+    trustedOrigins: new Set(options.trustedOrigins ?? []),
+    allowedHosts: options.allowedHosts ?? [],
+    body: {
+      maxUploadBytes: options.maxBodyBytes ?? 1024 * 1024,
+      maxJsonBytes: 1024 * 1024,
+      maxImportBytes: 32 * 1024 * 1024,
+      timeoutMs: 120_000,
+      minBytesPerSecond: 1024,
+      maxConcurrent: 32,
+      maxJsonConcurrent: 32,
+      ...options.body,
     },
-  );
+    bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
+  });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);
   const request = (path: string, init: RequestInit = {}) => Promise.resolve(app.request(path, init));
