@@ -26,11 +26,22 @@ export interface EngineRef {
   model: string;
 }
 
+/** The settings recognition reads, at each dictation. */
+export interface RecognitionLimits {
+  /** Longest a transcription may take end to end (transcribe_timeout_seconds). */
+  timeoutMs: number;
+  /** The `language` setting: what a dictation that names none is in. */
+  language: string;
+  hookTimeoutMs: number;
+  /** The `stt_engine` setting. */
+  engine: EngineId;
+}
+
 export interface RecognitionDeps {
   /** The engine the settings select (or `override`), loaded; throws 503 when it cannot be used. */
   engine(override?: EngineId, options?: EngineOverrides): Promise<ActiveEngine>;
   scheduler: Scheduler;
-  limits(): { timeoutMs: number; language: string; hookTimeoutMs: number; engine: EngineId };
+  limits(): RecognitionLimits;
   /**
    * Whether the audio holds speech (the voice-activity detector). Audio without any answers empty
    * text without reaching the engine; absent, only near-silent audio is kept from it.

@@ -7,6 +7,7 @@ import {
   deadline,
   type Recognised,
   type RecognitionDeps,
+  type RecognitionLimits,
   type Recognizer,
 } from "./recognise.ts";
 import type { Timings, Transcription } from "./result.ts";
@@ -23,7 +24,7 @@ export interface TranscriberDeps extends RecognitionDeps, CompletionDeps {
   decode(bytes: Uint8Array, contentType: string | undefined, maxDurationMs: number): Promise<DecodedClip>;
   /** The dictionary alone, for the text of timed segments (the whole text takes the pipeline). */
   dictionary(text: string): string;
-  limits(): ReturnType<RecognitionDeps["limits"]> & { maxAudioMs: number };
+  limits(): RecognitionLimits & { maxAudioMs: number };
 }
 
 export interface TranscribeInput {
