@@ -1,10 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import {
-  type AudioStream,
-  concat,
-  openAudioStream,
-  sameStreamFormat,
-} from "../../src/dictation/audio/index.ts";
+import { type AudioStream, openAudioStream, sameStreamFormat } from "../../src/dictation/audio/index.ts";
+import { concat } from "../../src/dictation/audio/resample.ts";
 import { type AudioFormat, pcmLayoutOf } from "../../src/wyoming/events.ts";
 
 // Wyoming's audio formats through svc's one stream decoder, as a live dictation reads them.

@@ -3,16 +3,9 @@
 // its parts; a lint rule (biome.json) keeps imports from reaching past this one.
 export { ALL_DECODERS, warmUpDecoders } from "./compressed.ts";
 export { type DecodedAudio, type DecodeLimits, decodeAudio } from "./decode.ts";
-export {
-  ACCEPTED_AUDIO,
-  AUDIO_ERROR_CODES,
-  type AudioErrorCode,
-  invalidAudio,
-  unsupportedAudio,
-} from "./errors.ts";
+export { ACCEPTED_AUDIO, AUDIO_ERROR_CODES, type AudioErrorCode, unsupportedAudio } from "./errors.ts";
 export { type AudioLevel, DEFAULT_SILENCE_THRESHOLD_DB, isNearSilent, measureLevel } from "./level.ts";
 export { parseMediaType } from "./media-type.ts";
-export { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type PcmLayout, type SampleEncoding } from "./pcm.ts";
+export { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type PcmLayout } from "./pcm.ts";
 export { SAMPLE_RATE } from "./rate.ts";
-export { concat } from "./resample.ts";
 export { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "./stream.ts";

@@ -21,7 +21,7 @@ export interface AudioStream {
   secondsIn(bytes: number): number;
 }
 
-export const isPcmFormat = (format: StreamFormat): format is PcmLayout => !("container" in format);
+const isPcmFormat = (format: StreamFormat): format is PcmLayout => !("container" in format);
 
 /** Whether bytes in `b` can go on through a stream opened for `a`. */
 export function sameStreamFormat(a: StreamFormat, b: StreamFormat): boolean {
@@ -44,7 +44,7 @@ export function openAudioStream(format: StreamFormat, maxDurationMs: number): Au
  * anywhere): the bytes of a frame split between pieces wait for the rest; a partial frame left at
  * the end is dropped.
  */
-export function createPcmStream(layout: PcmLayout): AudioStream {
+function createPcmStream(layout: PcmLayout): AudioStream {
   const size = frameBytes(layout);
   const bytesPerSecond = size * layout.sampleRate;
   const resampler = createResampler(layout.sampleRate);
@@ -73,7 +73,7 @@ const containers = {
 } as const;
 
 /** Opus in WebM or Ogg, decoded as the chunks come, whole or not. */
-export function openOpusStream(container: "webm" | "ogg", maxDurationMs: number): AudioStream {
+function openOpusStream(container: "webm" | "ogg", maxDurationMs: number): AudioStream {
   const opened = openCompressedStream({ ...containers[container], maxDurationMs, whole: false });
   // Each step waits for the one before: the codec takes its bytes strictly in order.
   let order: Promise<unknown> = opened.catch(() => {});

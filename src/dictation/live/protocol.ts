@@ -18,7 +18,7 @@ import type { LiveSegment } from "./session.ts";
  * the stream says its own rate and channels).
  */
 export const liveFormats = ["pcm16", "f32", "webm-opus", "ogg-opus"] as const;
-export type LiveFormat = (typeof liveFormats)[number];
+type LiveFormat = (typeof liveFormats)[number];
 
 const formats: Record<LiveFormat, (rate: number, channels: number) => StreamFormat> = {
   pcm16: (sampleRate, channels) => ({ encoding: "s16le", sampleRate, channels }),
@@ -30,7 +30,7 @@ const formats: Record<LiveFormat, (rate: number, channels: number) => StreamForm
 const isRawPcm = (format: LiveFormat) => format === "pcm16" || format === "f32";
 
 /** `start`, once, first: what the audio is, and for which language and app. */
-export const startMessageSchema = v.object({
+const startMessageSchema = v.object({
   type: v.literal("start"),
   format: v.picklist(liveFormats),
   sampleRate: v.optional(
@@ -110,13 +110,13 @@ export function readClientMessage(text: string): ReadMessage {
   return { type: "start", start };
 }
 
-export const readyMessageSchema = v.object({ type: v.literal("ready") });
+const readyMessageSchema = v.object({ type: v.literal("ready") });
 
 /** A revisable guess at the piece being spoken. */
-export const partialMessageSchema = v.object({ type: v.literal("partial"), text: v.string() });
+const partialMessageSchema = v.object({ type: v.literal("partial"), text: v.string() });
 
 /** A committed piece, the engine's text (before the pipeline); `start` and `end` in ms from the first sample. */
-export const segmentMessageSchema = v.object({
+const segmentMessageSchema = v.object({
   type: v.literal("segment"),
   text: v.string(),
   start: v.number(),
@@ -124,10 +124,10 @@ export const segmentMessageSchema = v.object({
 });
 
 /** After stop: the body of POST /api/transcribe; `durationMs` is the wait from stop. */
-export const finalMessageSchema = v.object({ type: v.literal("final"), ...transcribeResultSchema.entries });
+const finalMessageSchema = v.object({ type: v.literal("final"), ...transcribeResultSchema.entries });
 
 /** Why the dictation ended, before the close; `code` is one of svc's error codes. */
-export const errorMessageSchema = v.object({
+const errorMessageSchema = v.object({
   type: v.literal("error"),
   code: v.picklist(Object.keys(errorCodes) as ErrorCode[]),
   message: v.string(),

@@ -1,11 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import {
-  concat,
-  openAudioStream,
-  type StreamFormat,
-  sameStreamFormat,
-} from "../../../src/dictation/audio/index.ts";
+import { openAudioStream, type StreamFormat, sameStreamFormat } from "../../../src/dictation/audio/index.ts";
+import { concat } from "../../../src/dictation/audio/resample.ts";
 
 // The one stream decoder live dictation reads its audio through, whichever door it came in by.
 
