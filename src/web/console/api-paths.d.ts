@@ -5,6 +5,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/api/health": {
     /**
@@ -47,11 +52,11 @@ export interface paths {
      * Live dictation (WebSocket)
      * @description Upgrade to a WebSocket and dictate while speaking: each piece of speech closed by a pause is transcribed at once, so at stop only the tail is left. One dictation per connection.
      *
-     * Client: {"type":"start","format":"pcm16"|"f32"|"webm-opus"|"ogg-opus","sampleRate":48000,"channels"?:1,"language"?:"en","appContext"?:{"app":"Slack"}}; then binary frames: for pcm16 and f32, interleaved little-endian samples (16-bit integers or 32-bit floats; sampleRate required, any rate from 4000 to 384000 Hz is resampled to 16 kHz, channels are averaged); for webm-opus and ogg-opus, a MediaRecorder stream in chunks cut anywhere (sampleRate and channels are read from the stream); then {"type":"stop"} or {"type":"cancel"}. Audio may arrive at most dictate_max_speed times faster than real time, after a one-second head start.
+     * The messages, both directions, are the components DictateClientMessage and DictateServerMessage (x-websocket-messages). Client: {"type":"start","format":"pcm16"|"f32"|"webm-opus"|"ogg-opus","sampleRate":48000,"channels"?:1,"language"?:"en","appContext"?:{"app":"Slack"}}; then binary frames: for pcm16 and f32, interleaved little-endian samples (16-bit integers or 32-bit floats; sampleRate required, any rate from 4000 to 384000 Hz is resampled to 16 kHz, channels are averaged; a frame may end mid-sample, the rest comes with the next); for webm-opus and ogg-opus, a MediaRecorder stream in chunks cut anywhere (sampleRate and channels are read from the stream); then {"type":"stop"} or {"type":"cancel"}. Audio may arrive at most dictate_max_speed times faster than real time, after a one-second head start.
      *
      * Server: {"type":"ready"} after start; {"type":"partial","text":"go for"} now and then, a revisable guess at the piece being spoken (at most once per 500 ms of new audio, only while the engine is otherwise idle); {"type":"segment","text":"go forward","start":120,"end":1480} per committed piece (start and end in ms from the first sample; the engine's text, before the text pipeline); {"type":"final",…} after stop, with the body of POST /api/transcribe (the pipeline runs once over the whole text, history is written once; durationMs is the wait from stop), then close 1000. cancel closes 1000 with nothing recorded; leaving drops the queued work.
      *
-     * Errors: {"type":"error","code","message"} then close: busy (a start beyond dictate_max_sessions started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over dictate_max_frame_bytes) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a frame of partial samples, a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
+     * Errors: {"type":"error","code","message"} then close: busy (a start beyond dictate_max_sessions started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over dictate_max_frame_bytes) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
      *
      * Origin: only svc's own pages, app:// and SVC_TRUSTED_ORIGINS entries may open it (a page on another port of this machine is refused 403 cross_origin_request: a WebSocket has no preflight, and a dictation uses the engine and writes history).
      *
@@ -2025,7 +2030,81 @@ export interface paths {
 
 export type webhooks = Record<string, never>;
 
-export type components = Record<string, never>;
+export interface components {
+  schemas: {
+    DictateClientMessage: OneOf<[{
+      /** @enum {unknown} */
+      type: "start";
+      /** @enum {string} */
+      format: "pcm16" | "f32" | "webm-opus" | "ogg-opus";
+      /** @description Hz; required for pcm16 and f32, read from the stream for webm-opus and ogg-opus */
+      sampleRate?: number;
+      /**
+       * @description interleaved; averaged
+       * @default 1
+       */
+      channels?: number;
+      language?: string;
+      /** @description An app name ("Slack") or {"app","title","url"}: picks the format, as x-app-context does */
+      appContext?: unknown;
+    }, {
+      /** @enum {unknown} */
+      type: "stop";
+    }, {
+      /** @enum {unknown} */
+      type: "cancel";
+    }]>;
+    DictateServerMessage: OneOf<[{
+      /** @enum {unknown} */
+      type: "ready";
+    }, {
+      /** @enum {unknown} */
+      type: "partial";
+      text: string;
+    }, {
+      /** @enum {unknown} */
+      type: "segment";
+      text: string;
+      start: number;
+      end: number;
+    }, {
+      /** @enum {unknown} */
+      type: "final";
+      text: string;
+      raw: string;
+      language: string;
+      audioDurationMs: number;
+      durationMs: number;
+      /** @enum {string} */
+      engine: "whisper" | "sphinx" | "remote";
+      model: string;
+      historyId: number | null;
+      format: {
+        id: number;
+        label: string;
+      } | null;
+      timings: {
+        decode: number;
+        queue: number;
+        engine: number;
+        cleanup: number;
+        dictionary: number;
+        plugins: number;
+      };
+    }, {
+      /** @enum {unknown} */
+      type: "error";
+      /** @enum {string} */
+      code: "bad_request" | "invalid_host" | "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_query" | "invalid_path" | "upgrade_failed" | "untrusted_host" | "untrusted_origin" | "cross_origin_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "upgrade_required" | "too_fast" | "busy" | "internal" | "websocket_unavailable" | "storage_full" | "missing_audio" | "invalid_multipart" | "invalid_app_context" | "invalid_language" | "translation_unsupported" | "invalid_engine_option" | "audio_too_long" | "text_too_long" | "unsupported_audio" | "invalid_audio" | "unsupported_language" | "invalid_model" | "engine_failed" | "engine_unreachable" | "engine_unauthorized" | "engine_rejected" | "engine_server_error" | "engine_bad_response" | "engine_busy" | "engine_unavailable" | "engine_closed" | "model_unavailable" | "timeout" | "engine_timeout" | "invalid_setting" | "invalid_setting_key" | "invalid_import" | "invalid_csv" | "builtin_format" | "limit_exceeded" | "too_many_settings" | "invalid_model_id" | "model_exists" | "model_in_use" | "download_in_progress" | "preset_mismatch" | "model_not_found_upstream" | "download_failed" | "download_interrupted" | "download_stalled" | "size_mismatch" | "checksum_mismatch" | "invalid_package_name" | "invalid_version" | "ambiguous_slug" | "slug_taken" | "install_in_progress" | "invalid_manifest" | "package_too_large" | "unsafe_archive" | "plugin_failed" | "registry_unreachable" | "integrity_mismatch" | "untrusted_tarball_url" | "installer_unavailable" | "plugin_timeout";
+      message: string;
+    }]>;
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
 
 export type $defs = Record<string, never>;
 

@@ -1,7 +1,12 @@
 // Live dictation from the console: the recorder's 16 kHz chunks go to GET /api/dictate as they
 // are captured, pieces come back while the person speaks, and at stop only the tail is left. The
-// messages are the server's own declarations (types only: nothing of the server is bundled).
-import type { ClientMessage, FinalMessage, ServerMessage } from "../../../dictation/live/protocol.ts";
+// messages are the server's own declarations, published in the OpenAPI document and generated into
+// api-paths.d.ts (`bun run docs`).
+import type { components } from "../api-paths";
+
+type ClientMessage = components["schemas"]["DictateClientMessage"];
+type ServerMessage = components["schemas"]["DictateServerMessage"];
+type FinalMessage = Extract<ServerMessage, { type: "final" }>;
 
 export interface LiveText {
   /** Committed pieces so far, in order. */
