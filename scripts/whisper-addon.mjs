@@ -53,6 +53,54 @@ const onceSources = [
   "whisper.cpp/src/whisper.cpp",
 ];
 
+/**
+ * svc's one change to smart-whisper's binding: a run can be stopped. `params.abort`, an Int32Array
+ * over a SharedArrayBuffer, becomes whisper.cpp's abort callback (checked between two steps of the
+ * encoder's and decoder's graphs) and its encoder-begin callback (checked before each 30 s window):
+ * a non-zero first element ends the run within milliseconds, with an error. The caller keeps the
+ * array alive until the run's callback has been called. Each anchor must match exactly once, so a
+ * binding that changed fails the build here instead of losing the abort quietly.
+ */
+const patches = {
+  "src/binding/transcribe.cc": [
+    {
+      anchor:
+        "    return params;\n}\n\nstruct smart_whisper_transcribe_params smart_whisper_transcribe_params_from_js",
+      before: `    if (o.Has("abort") && o.Get("abort").IsTypedArray()) {
+        Napi::TypedArray flag = o.Get("abort").As<Napi::TypedArray>();
+        if (flag.TypedArrayType() == napi_int32_array && flag.ElementLength() >= 1) {
+            int32_t* cell = flag.As<Napi::Int32Array>().Data();
+            params.abort_callback = [](void* data) {
+                return __atomic_load_n(static_cast<int32_t*>(data), __ATOMIC_RELAXED) != 0;
+            };
+            params.abort_callback_user_data = cell;
+            params.encoder_begin_callback = [](whisper_context*, whisper_state*, void* data) {
+                return __atomic_load_n(static_cast<int32_t*>(data), __ATOMIC_RELAXED) == 0;
+            };
+            params.encoder_begin_callback_user_data = cell;
+        }
+    }
+
+`,
+    },
+  ],
+};
+
+/** `source`'s text with svc's patches applied. */
+function patched(source, text) {
+  let out = text;
+  for (const { anchor, before } of patches[source] ?? []) {
+    const at = out.indexOf(anchor);
+    if (at < 0 || out.indexOf(anchor, at + 1) >= 0) {
+      throw new Error(
+        `smart-whisper's ${source} changed: svc's abort patch no longer applies (scripts/whisper-addon.mjs).`,
+      );
+    }
+    out = out.slice(0, at) + before + out.slice(at);
+  }
+  return out;
+}
+
 function packageDir(name) {
   try {
     return path.dirname(require.resolve(`${name}/package.json`));
@@ -193,9 +241,13 @@ export async function buildWhisperAddons({
 
   const jobs = [];
   mkdirSync(path.join(objects, "once"), { recursive: true });
-  const shared = onceSources.map((source) =>
-    compile(path.join(whisper, source), path.join(objects, "once"), []),
-  );
+  mkdirSync(path.join(objects, "patched"), { recursive: true });
+  const shared = onceSources.map((source) => {
+    if (!patches[source]) return compile(path.join(whisper, source), path.join(objects, "once"), []);
+    const copy = path.join(objects, "patched", path.basename(source));
+    writeFileSync(copy, patched(source, readFileSync(path.join(whisper, source), "utf8")));
+    return compile(copy, path.join(objects, "once"), [`-I${path.dirname(path.join(whisper, source))}`]);
+  });
   jobs.push(...shared.map((unit) => unit.job));
   const perLevel = levels.map((level) => {
     mkdirSync(path.join(objects, level.name), { recursive: true });

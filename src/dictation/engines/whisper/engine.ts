@@ -56,18 +56,31 @@ function checkedInt(name: string, value: number, min: number, max: number): numb
   return value;
 }
 
+/**
+ * One native run. svc's build of the binding (scripts/whisper-addon.mjs) stops the run when the
+ * `abort` cell turns non-zero, so an aborted transcription gives the cores back within
+ * milliseconds; a build without that patch (macOS, Windows) ignores the cell and finishes the run.
+ */
 function runNative(
   addon: WhisperAddon,
   model: NativeWhisperModel,
   pcm: Float32Array,
   params: Record<string, unknown>,
+  signal: AbortSignal | undefined,
 ) {
   return new Promise<NativeSegment[]>((resolve, reject) => {
+    const abort = new Int32Array(new SharedArrayBuffer(4));
+    const stop = () => Atomics.store(abort, 0, 1);
+    signal?.addEventListener("abort", stop, { once: true });
     const finish = (result: unknown) => {
-      if (Array.isArray(result)) resolve(result as NativeSegment[]);
+      // The cell stays referenced until here: the native run reads it until it ends.
+      signal?.removeEventListener("abort", stop);
+      // A stopped run answers an error, or no segments when it stopped between two windows.
+      if (signal && Atomics.load(abort, 0) === 1) reject(signal.reason);
+      else if (Array.isArray(result)) resolve(result as NativeSegment[]);
       else reject(new AppError("engine_failed", `whisper.cpp failed: ${String(result)}`, { cause: result }));
     };
-    addon.transcribe(model.handle, pcm, params, finish, () => {});
+    addon.transcribe(model.handle, pcm, { ...params, abort }, finish, () => {});
   });
 }
 
@@ -141,9 +154,8 @@ function toResult(
 /**
  * Loads a whisper.cpp model (validated first) and keeps it loaded until `close()`. Work runs on
  * native threads, never on the event loop, and one transcription at a time per model: concurrent
- * runs would each allocate a decoder state and fight over the same cores. whisper.cpp cannot be
- * interrupted through this binding, so an abort rejects at once and the native run finishes in the
- * background before the next queued call starts.
+ * runs would each allocate a decoder state and fight over the same cores. An abort rejects at once
+ * and stops the native run (see `runNative`) before the next queued call starts.
  */
 export async function createWhisperEngine(options: WhisperEngineOptions): Promise<WhisperEngine> {
   const settings: DecodeSettings = {
@@ -184,7 +196,7 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
     });
     const run = tail.then(() => {
       opts.signal?.throwIfAborted();
-      return runNative(addon, model, input, params);
+      return runNative(addon, model, input, params, opts.signal);
     });
     tail = run.catch(() => {});
     const segments = await untilAborted(run, opts.signal);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadWhisperAddon } from "../../../../src/dictation/engines/whisper/binding.ts";
 import { createWhisperEngine, type WhisperEngine } from "../../../../src/dictation/engines/whisper/engine.ts";
 import { rejection } from "../../../helpers/errors.ts";
 import { syntheticModel } from "../../../helpers/synthetic-model.ts";
@@ -133,9 +134,33 @@ describe("whisper engine", () => {
     expect(isAbort(await rejection(running))).toBe(true);
     expect(isAbort(await rejection(queued))).toBe(true);
     expect(performance.now() - abortedAt).toBeLessThan(50);
-    // The abandoned native run finishes in the background; the engine stays usable afterwards.
+    // The native run stopped too (see below); the engine stays usable afterwards.
     expect(typeof (await slow.transcribe(tone(1))).text).toBe("string");
     await slow.close();
+  }, 30_000);
+
+  test("an abort stops the native run itself, before or during it (svc's patch of the binding)", async () => {
+    const addon = loadWhisperAddon();
+    const model = await addon.WhisperModel.load(syntheticModel("tiny.en"), false);
+    const run = (abortAfterMs: number | null) => {
+      const abort = new Int32Array(new SharedArrayBuffer(4));
+      if (abortAfterMs === 0) Atomics.store(abort, 0, 1);
+      else if (abortAfterMs !== null) setTimeout(() => Atomics.store(abort, 0, 1), abortAfterMs);
+      const params = { n_threads: 1, language: "en", temperature_inc: 0, max_tokens: 16, abort };
+      return new Promise<unknown>((resolve) =>
+        addon.transcribe(model.handle, tone(10), params, resolve, () => {}),
+      );
+    };
+    // A stopped run answers an error (mid-window) or no segments (before a window); unpatched, each
+    // would answer the whole run's segments.
+    const segments = (result: unknown) => (Array.isArray(result) ? result.length : 0);
+    try {
+      expect(segments(await run(null))).toBeGreaterThan(0);
+      expect(segments(await run(0))).toBe(0);
+      expect(segments(await run(30))).toBe(0);
+    } finally {
+      await model.free();
+    }
   }, 30_000);
 
   test("refuses languages an English-only model cannot transcribe", async () => {
