@@ -76,6 +76,8 @@ export interface RecogniseInput {
   hooks: HookContext | null;
   /** Ask the voice-activity detector first: a recording may hold no speech; a live piece is speech already. */
   detectSpeech?: boolean;
+  /** A live guess: the scheduler's `guess` lane (see PieceInput). */
+  guess?: boolean;
   signal: AbortSignal;
   /** Queue and engine time are added to these. */
   timings: Timings;
@@ -102,6 +104,11 @@ export interface PieceInput {
    * (null) runs none, so a hook's side effects happen once per piece of speech.
    */
   hooks: HookContext | null;
+  /**
+   * A revisable guess at the open piece: it runs in the scheduler's `guess` lane (only while the
+   * engine is otherwise idle, stopped as soon as other work arrives) instead of the interactive one.
+   */
+  guess?: boolean;
   signal?: AbortSignal;
   /** Queue and engine time are added to these. */
   timings: Timings;
@@ -165,12 +172,12 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
   async function windows(
     active: ActiveEngine,
     pcm: Float32Array,
-    input: Pick<RecogniseInput, "translate" | "words" | "temperature" | "signal" | "timings">,
+    input: Pick<RecogniseInput, "translate" | "words" | "temperature" | "signal" | "timings" | "guess">,
     language: string,
   ): Promise<Omit<Recognised, "engine">> {
     const { timings } = input;
     const chunks = splitAudio(pcm, windowSamples);
-    const lane: Lane = chunks.length > 1 ? "batch" : "interactive";
+    const lane: Lane = input.guess ? "guess" : chunks.length > 1 ? "batch" : "interactive";
     const texts: string[] = [];
     const segments: TranscriptSegment[] = [];
     let detected = language;

@@ -3,8 +3,11 @@ import { AppError } from "../errors.ts";
 /**
  * `interactive` work (a dictated clip, or nothing longer than one chunk) always runs before
  * `batch` work (one chunk of a long file), so a short clip waits for at most the chunk in progress.
+ * A `guess` (a live dictation's revisable partial) only fills idle time: it runs when a slot is
+ * free and nothing waits, is refused `busy` otherwise, and is aborted the moment other work needs
+ * its slot, so it never delays a committed piece or an upload.
  */
-export type Lane = "interactive" | "batch";
+export type Lane = "interactive" | "batch" | "guess";
 
 export interface SchedulerOptions {
   /** Units allowed to wait (not counting the ones running); one more is a 503 `busy`. Read per call. */
@@ -24,6 +27,8 @@ export interface Unit<T> {
 
 export interface SchedulerStats {
   running: number;
+  /** Of `running`, the guesses (which yield their slot to any other work). */
+  guessing: number;
   queued: { interactive: number; batch: number };
 }
 
@@ -37,6 +42,9 @@ interface Waiting {
   cancel(reason: unknown): void;
 }
 
+/** Why a guess stopped: other work took its slot. */
+export const yielded = () => new DOMException("A guess yielded to other work.", "AbortError");
+
 export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
 }
@@ -44,8 +52,10 @@ export function abortReason(signal: AbortSignal): unknown {
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const setting = options.concurrency ?? 1;
   const concurrency = () => Math.max(1, typeof setting === "function" ? setting() : setting);
-  const lanes: Record<Lane, Waiting[]> = { interactive: [], batch: [] };
+  const lanes: Record<Exclude<Lane, "guess">, Waiting[]> = { interactive: [], batch: [] };
   let running = 0;
+  /** The running guesses, each with the controller that makes it yield. */
+  const guesses = new Set<AbortController>();
 
   const queued = () => lanes.interactive.length + lanes.batch.length;
 
@@ -66,8 +76,32 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     });
   }
 
+  /** Work that needs a slot takes one from a running guess. */
+  function preempt(): void {
+    if (running < concurrency()) return;
+    for (const guess of guesses) {
+      guess.abort(yielded());
+      return;
+    }
+  }
+
+  function guess<T>(unit: Unit<T>): Promise<T> {
+    if (running >= concurrency() || queued() > 0) return Promise.reject(busy("interactive"));
+    const controller = new AbortController();
+    const signal = unit.signal ? AbortSignal.any([unit.signal, controller.signal]) : controller.signal;
+    running++;
+    guesses.add(controller);
+    return unit.execute(signal).finally(() => {
+      guesses.delete(controller);
+      running--;
+      pump();
+    });
+  }
+
   function run<T>(unit: Unit<T>): Promise<T> {
     if (unit.signal?.aborted) return Promise.reject(abortReason(unit.signal));
+    const { lane: name } = unit;
+    if (name === "guess") return guess(unit);
     const limit = typeof options.maxQueued === "function" ? options.maxQueued() : options.maxQueued;
     if (queued() >= limit) return Promise.reject(busy(unit.lane));
     return new Promise<T>((resolve, reject) => {
@@ -77,7 +111,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         waiting.cancel(reason);
         controller.abort(reason);
       };
-      const lane = lanes[unit.lane];
+      const lane = lanes[name];
       let started = false;
       const waiting: Waiting = {
         start() {
@@ -103,12 +137,17 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       };
       unit.signal?.addEventListener("abort", onAbort, { once: true });
       lane.push(waiting);
+      preempt();
       pump();
     });
   }
 
   return {
     run,
-    stats: () => ({ running, queued: { interactive: lanes.interactive.length, batch: lanes.batch.length } }),
+    stats: () => ({
+      running,
+      guessing: guesses.size,
+      queued: { interactive: lanes.interactive.length, batch: lanes.batch.length },
+    }),
   };
 }

@@ -30,10 +30,49 @@ describe("createScheduler", () => {
       unit("clip-1", "interactive"),
       unit("clip-2", "interactive"),
     ];
-    expect(scheduler.stats()).toEqual({ running: 1, queued: { interactive: 2, batch: 2 } });
+    expect(scheduler.stats()).toEqual({ running: 1, guessing: 0, queued: { interactive: 2, batch: 2 } });
     gate.resolve();
     await Promise.all([first, ...rest]);
     expect(order).toEqual(["batch-1", "clip-1", "clip-2", "batch-2", "batch-3"]);
+  });
+
+  test("a guess runs only in idle time and yields its slot the moment other work arrives", async () => {
+    const scheduler = createScheduler({ maxQueued: 10 });
+    const order: string[] = [];
+    let guessSignal: AbortSignal | undefined;
+    // Runs until aborted, as a native whisper run stopped by its abort cell does.
+    const guessing = scheduler.run({
+      lane: "guess",
+      execute: (signal) => {
+        guessSignal = signal;
+        order.push("guess");
+        return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
+      },
+    });
+    expect(scheduler.stats()).toEqual({ running: 1, guessing: 1, queued: { interactive: 0, batch: 0 } });
+    // A second guess finds no free slot: refused at once, never queued.
+    await expect(scheduler.run({ lane: "guess", execute: async () => "late" })).rejects.toMatchObject({
+      code: "busy",
+    });
+    const piece = scheduler.run({
+      lane: "interactive",
+      execute: async () => {
+        order.push("piece");
+        return "committed";
+      },
+    });
+    expect(guessSignal?.aborted).toBe(true);
+    await expect(guessing).rejects.toMatchObject({ name: "AbortError" });
+    expect(await piece).toBe("committed");
+    expect(order).toEqual(["guess", "piece"]);
+    // With work waiting, a guess is refused even when the running unit is about to finish.
+    const gate = deferred();
+    const busyUnit = scheduler.run({ lane: "batch", execute: () => gate.promise });
+    const queuedUnit = scheduler.run({ lane: "batch", execute: async () => {} });
+    await expect(scheduler.run({ lane: "guess", execute: async () => "x" })).rejects.toBeInstanceOf(AppError);
+    gate.resolve();
+    await Promise.all([busyUnit, queuedUnit]);
+    expect(await scheduler.run({ lane: "guess", execute: async () => "idle again" })).toBe("idle again");
   });
 
   test("never runs more than `concurrency` units at once", async () => {
@@ -63,10 +102,10 @@ describe("createScheduler", () => {
     const units = Array.from({ length: 4 }, () =>
       scheduler.run({ lane: "interactive", execute: () => gate.promise }),
     );
-    expect(scheduler.stats()).toEqual({ running: 1, queued: { interactive: 3, batch: 0 } });
+    expect(scheduler.stats()).toEqual({ running: 1, guessing: 0, queued: { interactive: 3, batch: 0 } });
     limit = 3;
     const more = scheduler.run({ lane: "interactive", execute: async () => {} });
-    expect(scheduler.stats()).toEqual({ running: 3, queued: { interactive: 2, batch: 0 } });
+    expect(scheduler.stats()).toEqual({ running: 3, guessing: 0, queued: { interactive: 2, batch: 0 } });
     gate.resolve();
     await Promise.all([...units, more]);
   });
