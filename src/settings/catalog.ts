@@ -272,6 +272,18 @@ export const settingsCatalog = {
     description: "Longest live dictation (GET /api/dictate); audio past it ends the session with an error.",
     group: "live",
   }),
+  live_partial_budget: define({
+    schema: v.pipe(
+      v.number("must be a number"),
+      v.minValue(0, "must be at least 0"),
+      v.maxValue(10, "must be at most 10"),
+    ),
+    default: 1,
+    description:
+      "Engine time a live dictation's partial guesses may use, as a multiple of the time its committed pieces took (before the first piece, of 0.1 s per second of speech). Guesses only fill idle time and stop the moment a committed piece or an upload needs the engine; 0 turns them off.",
+    group: "live",
+    advanced: true,
+  }),
   dictate_max_speed: define({
     schema: whole(1, 1000),
     default: 4,

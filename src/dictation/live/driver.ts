@@ -207,6 +207,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
             record: options.record,
             onSegment: options.onSegment,
             onPartial: options.onPartial,
+            partialBudget: deps.settings.get("live_partial_budget"),
             onError: fail,
           }),
         };

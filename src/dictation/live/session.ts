@@ -30,11 +30,18 @@ export interface LiveSessionOptions {
   onSegment?(segment: LiveSegment): void;
   /**
    * A revisable guess at the piece still being spoken: at most once per `partialEveryMs` of new
-   * audio, and only while the engine is otherwise idle, so committed pieces never wait for one.
+   * audio, only while the engine is otherwise idle and within `partialBudget`; a guess running when
+   * other work needs the engine is stopped, so committed pieces never wait for one.
    */
   onPartial?(text: string): void;
   /** Default 500. */
   partialEveryMs?: number;
+  /**
+   * Engine time guesses may use, as a multiple of the time the committed pieces took (before the
+   * first piece, of `guessFloorMsPerSecond` per second heard): the `live_partial_budget` setting,
+   * default 1. On a machine that gives svc less CPU each guess takes longer, so fewer run.
+   */
+  partialBudget?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
   /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
@@ -55,6 +62,9 @@ export interface LiveSession {
   /** Seconds of it still held in memory: the piece being spoken, not the pauses and pieces before. */
   readonly heldSeconds: number;
 }
+
+/** What guesses may use before the first committed piece has measured the engine: ms per second heard. */
+const guessFloorMsPerSecond = 100;
 
 /** A guess at less audio than this is not worth the engine's time. */
 const minPartialMs = 300;
@@ -91,6 +101,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let guessedPieceMs: number | null = null;
   let partial: AbortController | null = null;
   const partialEveryMs = options.partialEveryMs ?? 500;
+  const partialBudget = options.partialBudget ?? 1;
+  /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
+  let guessedMs = 0;
 
   function fail(error: unknown): void {
     if (failure) return;
@@ -149,12 +162,14 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     const fromMs = Math.max(committedMs, open.startMs);
     const fresh = open.startMs !== guessedPieceMs;
     if ((!fresh && nowMs - guessedAtMs < partialEveryMs) || nowMs - fromMs < minPartialMs) return;
-    if (!transcriber.isIdle()) return;
+    const budgetMs = partialBudget * Math.max(timings.engine, (nowMs / 1000) * guessFloorMsPerSecond);
+    if (guessedMs >= budgetMs || !transcriber.isIdle()) return;
     guessedAtMs = nowMs;
     guessedPieceMs = open.startMs;
     const guessing = new AbortController();
     partial = guessing;
     const before = commits;
+    const spent: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
     transcriber
       .recognisePiece({
         pcm: audio.slice(fromMs, nowMs),
@@ -163,8 +178,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         prompt: texts.join(" ").slice(-promptChars) || undefined,
         // Hooks see each piece once, when it is committed; a guess is the engine's alone.
         hooks: null,
+        guess: true,
         signal: AbortSignal.any([controller.signal, guessing.signal]),
-        timings: { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 },
+        timings: spent,
       })
       .then(
         (piece) => {
@@ -176,6 +192,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         () => {},
       )
       .finally(() => {
+        // A guess stopped halfway cost what it ran.
+        guessedMs += spent.engine;
         if (partial === guessing) partial = null;
       });
   }

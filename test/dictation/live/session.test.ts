@@ -6,6 +6,7 @@ import { createScheduler } from "../../../src/dictation/scheduler.ts";
 import { createTranscriber } from "../../../src/dictation/transcriber.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
 import type { BeforeTranscribeHook, BeforeTranscribeInput } from "../../../src/plugins/hooks.ts";
+import { until } from "../../helpers/until.ts";
 
 // The session over the real transcriber and scheduler, with a fake engine and a fake detector:
 // a nonzero sample is speech, 0.1 s of zeros is a pause. A word's samples all hold its number
@@ -55,6 +56,11 @@ function harness(
     partials?: boolean;
     model?: string;
     hooks?: BeforeTranscribeHook[];
+    /** The first call runs until it is aborted (a guess that would never end on its own). */
+    holdFirst?: boolean;
+    /** Each call takes this long (engine time the session counts). */
+    costMs?: number;
+    partialBudget?: number;
   } = {},
 ) {
   const calls: { samples: number; prompt: string | undefined }[] = [];
@@ -67,6 +73,15 @@ function harness(
     id: "sphinx",
     async transcribe(pcm, opts = {}) {
       calls.push({ samples: pcm.length, prompt: opts.prompt });
+      if (options.costMs) await Bun.sleep(options.costMs);
+      if (options.holdFirst && calls.length === 1) {
+        await new Promise((_, reject) =>
+          opts.signal?.addEventListener("abort", () => {
+            aborted++;
+            reject(opts.signal?.reason);
+          }),
+        );
+      }
       if (options.gate) {
         await Promise.race([
           options.gate,
@@ -125,6 +140,7 @@ function harness(
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
     onPartial: options.partials ? (text) => partials.push(text) : undefined,
+    partialBudget: options.partialBudget,
     source: "wyoming",
     appContext: { app: "Wyoming" },
   });
@@ -388,5 +404,43 @@ describe("createLiveSession", () => {
     expect(h.partials).toEqual([]);
     await h.session.stop();
     expect(h.segments.map((s) => s.text)).toEqual(["w1", "w2"]);
+  });
+
+  test("a running guess stops the moment a committed piece needs the engine", async () => {
+    const h = harness({ holdFirst: true, partials: true });
+    for (let at = 0; at < 4; at++) {
+      h.session.push(word(1, 0.1));
+      await Bun.sleep(5);
+    }
+    // The guess at 0.3 s is running and would never end by itself.
+    expect(h.calls.map((c) => c.samples)).toEqual([0.3 * rate]);
+    h.session.push(pause());
+    await until(() => h.segments.length === 1);
+    expect(h.aborted()).toBe(1);
+    expect(h.segments.map((s) => s.text)).toEqual(["w1"]);
+    // The stopped guess says nothing.
+    expect(h.partials).toEqual([]);
+    expect((await h.session.stop()).raw).toBe("w1");
+  });
+
+  test("guesses stay within their budget of engine time per second heard", async () => {
+    // 1.2 s of speech, no pause; each call costs 200 ms of engine time. The floor before any piece
+    // is 100 ms per second heard: after the guess at 0.3 s, budget 1 allows no other (80 ms at
+    // 0.8 s, 120 ms at 1.2 s), where a generous budget guesses again at 0.8 s.
+    const guesses = async (partialBudget: number) => {
+      const h = harness({ costMs: 200, partials: true, partialBudget });
+      for (let at = 0; at < 12; at++) {
+        h.session.push(word(1, 0.1));
+        await Bun.sleep(5);
+        // Let a running guess finish before more audio arrives, as it would at real-time pace.
+        await until(() => h.partials.length === h.calls.length);
+      }
+      const count = h.calls.length;
+      await h.session.stop();
+      return count;
+    };
+    expect(await guesses(1)).toBe(1);
+    expect(await guesses(1000)).toBe(2);
+    expect(await guesses(0)).toBe(0);
   });
 });
