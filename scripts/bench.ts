@@ -1,6 +1,7 @@
 // `bun run bench`: every benchmark, one after another, each printing figures measured side by side.
 // Benchmarks never fail on a timing; they print ratios against their targets.
-// `bun run bench http text` runs only the named ones.
+// `bun run bench http text` runs only the named ones; `bun run bench live wyoming --contended` runs
+// the speech benches beside a busy loop on every core.
 import { ensureDebianPackages } from "./debian.ts";
 
 interface Suite {
@@ -30,7 +31,8 @@ const suites: Record<string, Suite> = {
   console: { load: () => import("./bench/console.ts"), debianPackages: ["chromium"] },
 };
 
-const wanted = process.argv.slice(2);
+// Flags (`--contended`) are read by the suites themselves.
+const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const selected = Object.entries(suites).filter(([name]) => wanted.length === 0 || wanted.includes(name));
 ensureDebianPackages([...new Set(selected.flatMap(([, suite]) => suite.debianPackages ?? []))], "benchmarks");
 for (const [name, suite] of selected) {

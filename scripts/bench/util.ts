@@ -217,6 +217,27 @@ export function pinSelf(core: number | undefined): boolean {
   return result.exitCode === 0 && core !== undefined;
 }
 
+/** `bun run bench live --contended`: the speech benches measure on a machine that is busy elsewhere. */
+export const contended = process.argv.includes("--contended") || process.env.BENCH_CONTENDED === "1";
+
+/**
+ * One busy loop per core, each pinned to its core where taskset is there: what a homelab box's
+ * media server and containers do to svc. Ends with `stop()`, and with this process in any case.
+ */
+export function busyLoops(): { label: string; stop(): Promise<void> } {
+  const cores = navigator.hardwareConcurrency;
+  const loops = Array.from({ length: cores }, (_, core) =>
+    Bun.spawn(onCore(core, ["sh", "-c", "while :; do :; done"]), { stdout: "ignore", stderr: "ignore" }),
+  );
+  return {
+    label: `${cores} busy loops${pinnable ? ", one pinned to each core" : ""}`,
+    async stop() {
+      for (const loop of loops) loop.kill();
+      await Promise.all(loops.map((loop) => loop.exited));
+    },
+  };
+}
+
 /** The median wall time of `repeats` sequential runs of `fn`, in ms. */
 export async function timedMedian(repeats: number, fn: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
