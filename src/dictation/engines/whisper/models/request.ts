@@ -61,9 +61,11 @@ export async function request(
     timer = setTimeout(() => stall.abort(), idleMs);
   };
   let offset = attempt.offset;
+  let answered = false;
   try {
     const headers: Record<string, string> = offset > 0 ? { range: `bytes=${offset}-` } : {};
     const response = await fetch(target.url, { headers, signal, redirect: "follow" });
+    answered = true;
     if (
       offset > 0 &&
       (response.status === 416 || (response.status === 206 && rangeStart(response) !== offset))
@@ -108,6 +110,18 @@ export async function request(
       throw failure(target, "download_stalled", `${target.url} sent nothing for ${idleMs / 1000} s. ${kept}`);
     }
     const reason = reasonOf(error);
+    if (!answered) {
+      // Nothing arrived: no connection (offline, no DNS, a firewall), so nothing is kept either.
+      const host = new URL(target.url).host;
+      throw failure(
+        target,
+        "download_failed",
+        `svc could not reach ${host} (${reason}). This machine may be offline or ${host} blocked; ` +
+          "without a download, dictate with PocketSphinx (stt_engine sphinx), a remote server, " +
+          "or a model file copied here and imported with `svc models import FILE`.",
+        { reachable: false },
+      );
+    }
     throw failure(
       target,
       "download_interrupted",

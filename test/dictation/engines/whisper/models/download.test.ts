@@ -13,6 +13,7 @@ import {
 } from "../../../../../src/dictation/engines/whisper/models/store.ts";
 import { AppError } from "../../../../../src/errors.ts";
 import { appErrorOf } from "../../../../helpers/errors.ts";
+import { freePort } from "../../../../helpers/ports.ts";
 import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../../../../helpers/model-mirror.ts";
 
@@ -121,6 +122,17 @@ describe("downloadModel", () => {
     const smaller = await appErrorOf(downloadModel(store, target()));
     expect(smaller.code).toBe("size_mismatch");
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a host that cannot be reached says so, keeps nothing and names the ways without a download", async () => {
+    const url = `http://127.0.0.1:${freePort()}/ggml-test.bin`;
+    const error = await appErrorOf(downloadModel(store, target({ url })));
+    expect(error.status).toBe(502);
+    expect(error.code).toBe("download_failed");
+    expect(error.message).toContain("could not reach 127.0.0.1");
+    expect(error.message).toContain("svc models import");
+    expect(error.message).not.toContain("kept");
+    expect(store.partialBytes("test")).toBe(0);
   });
 
   test("a 404 from the mirror is a clear error naming the URL", async () => {
