@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { launchChromium } from "../helpers/browser.ts";
 import { browserSuite } from "../helpers/browser-suite.ts";
 import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import { freePort } from "../helpers/ports.ts";
 import { TESTDATA } from "../helpers/sphinx-testdata.ts";
+import { until } from "../helpers/until.ts";
 
 // The Dictate screen against the compiled binary with the sphinx engine, Chromium's fake
 // microphone playing pocketsphinx's goforward recording ("go forward ten meters").
@@ -57,11 +59,11 @@ describe("the Dictate screen", () => {
       timeout: 5_000,
     });
     // Live dictation: the piece is cut at the pause after the words and shown while recording, as
-    // committed text (guesses before it are the muted part, and may stop short).
+    // committed text (guesses before it are the provisional part, and may stop short).
     await page.waitForFunction(
       () => {
         const shown = document.querySelector("#live-text")?.cloneNode(true) as HTMLElement | undefined;
-        shown?.querySelector(".muted")?.remove();
+        shown?.querySelector(".provisional")?.remove();
         return /go forward ten meters/i.test(shown?.textContent ?? "");
       },
       null,
@@ -72,6 +74,11 @@ describe("the Dictate screen", () => {
     await text.waitFor({ timeout: 20_000 });
     expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
     expect(await page.locator(".timings").textContent()).toContain("engine");
+    // The real times: the engine's own, and the wait after Stop for a live dictation.
+    const times = (await page.locator(".result .muted.small").first().textContent()) ?? "";
+    expect(times).toMatch(/engine \d+ ms/);
+    expect(times).toMatch(/text [\d.]+ (ms|s) after Stop/);
+    expect(await page.locator(".engine-line").textContent()).toContain("Dictating with PocketSphinx");
     await page.screenshot({ path: screenshotPath("dictate-result-desktop") });
     // Through GET /api/dictate, not an upload: history marks it live.
     expect((await historyTexts("live")).some((item) => /go forward ten meters/i.test(item))).toBe(true);
@@ -111,6 +118,72 @@ describe("the Dictate screen", () => {
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);
+
+  test("from the keyboard: a quick Space tap ends its recording, Enter keeps the focus to stop", async () => {
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`);
+    const record = page.locator("button.record");
+    await page.getByRole("button", { name: "Record" }).waitFor();
+    // Released before the microphone has started: the release is remembered.
+    await page.keyboard.down("Space");
+    await page.keyboard.up("Space");
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached", timeout: 20_000 });
+    await until(
+      () => record.textContent(),
+      (text) => text === "Record",
+      { what: "Record again" },
+    );
+    expect(await record.getAttribute("aria-pressed")).toBe("false");
+
+    await record.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    // The button kept the focus while the microphone started: a second Enter stops.
+    expect(await page.evaluate(() => document.activeElement?.classList.contains("record"))).toBe(true);
+    await Bun.sleep(2500);
+    await page.keyboard.press("Enter");
+    await page.locator("#result-text").waitFor({ timeout: 20_000 });
+
+    // The file picker's label shows the hidden input's keyboard focus.
+    await page.focus("#audio-file");
+    const outline = await page.evaluate(
+      () => getComputedStyle(document.querySelector("label[for=audio-file]") as Element).outlineStyle,
+    );
+    expect(outline).not.toBe("none");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 90_000);
+
+  test("a recording whose transcription fails is kept: sent again once svc can, or saved", async () => {
+    const put = (key: string, value: unknown) =>
+      fetch(`${suite.svc.url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`);
+    await page.getByRole("button", { name: "Record" }).click();
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    // While it records, the engine becomes a server nobody answers: live pieces and the upload fail.
+    expect((await put("remote_stt_base_url", `http://127.0.0.1:${freePort()}/v1`)).status).toBe(200);
+    expect((await put("stt_engine", "remote")).status).toBe(200);
+    await Bun.sleep(2500);
+    await page.getByRole("button", { name: "Stop" }).click();
+    const kept = page.getByRole("group", { name: "The recording that was not transcribed" });
+    await kept.waitFor({ timeout: 30_000 });
+    const save = kept.getByRole("link", { name: "Save the recording" });
+    expect(await save.getAttribute("download")).toBe("svc-recording.wav");
+    expect(await save.getAttribute("href")).toStartWith("blob:");
+
+    expect((await put("stt_engine", "sphinx")).status).toBe(200);
+    await kept.getByRole("button", { name: "Transcribe it again" }).click();
+    const text = page.locator("#result-text");
+    await text.waitFor({ timeout: 20_000 });
+    expect((await text.textContent())?.toLowerCase()).toContain("go forward ten meters");
+    expect(await kept.count()).toBe(0);
+    // The failed attempts were answered with errors; nothing else went wrong.
+    expect(problems.filter((problem) => !problem.includes("Failed to load resource"))).toEqual([]);
+    await page.context().close();
+  }, 90_000);
 
   test("a refused microphone gets a sentence that says what to do", async () => {
     // No fake permission prompt: headless Chromium answers the prompt with a refusal.

@@ -58,7 +58,7 @@ export function browserSuite(name: string, options: BrowserSuiteOptions = {}): B
       launchChromium(options.chromium?.(dir)),
     ]);
     await options.ready?.(suite);
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await state.browser?.close();
     await state.svc?.stop();

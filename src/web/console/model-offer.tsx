@@ -3,6 +3,7 @@
 import { api } from "./api.ts";
 import { useServerEvents } from "./events.ts";
 import { ModelDownload, type ModelsOverview, useModelDownloads } from "./model-downloads.tsx";
+import { toast } from "./toast.tsx";
 import { ErrorText, formatBytes, useAction, useResource } from "./ui.tsx";
 
 /** The active model when it is a preset (on a first run it is the default), else the default. */
@@ -10,7 +11,49 @@ const targetOf = (overview: ModelsOverview | undefined) =>
   overview?.models.find((model) => model.id === overview.active && model.preset)?.id ??
   overview?.defaultModel;
 
-function DefaultModelOffer(props: { onInstalled?: () => void }) {
+/**
+ * What works without this download: the engines that can dictate now, a server elsewhere, a model
+ * file carried in. Offline or air-gapped, the first-run card still leads to a working dictation.
+ */
+function OtherWays(props: { current: string | undefined; onChosen: () => void }) {
+  const engines = useResource("/api/engines");
+  const choose = useAction();
+  const ready = (engines.data?.items ?? []).filter(
+    (engine) => engine.id !== props.current && engine.models.some((model) => model.installed),
+  );
+  const use = (engine: (typeof ready)[number]) =>
+    choose.run(async () => {
+      await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine.id } });
+      toast(`Dictation now uses ${engine.title}.`, "success");
+      props.onChosen();
+    });
+  return (
+    <div class="other-ways">
+      <h3>Other ways to dictate</h3>
+      <ul>
+        {ready.map((engine) => (
+          <li key={engine.id}>
+            <button type="button" disabled={choose.busy} onClick={() => void use(engine)}>
+              Use {engine.title}
+            </button>{" "}
+            <span class="muted small">{engine.description}</span>
+          </li>
+        ))}
+        <li>
+          A speech server elsewhere (OpenAI-compatible, such as another svc): choose it in{" "}
+          <a href="/models">Models</a>.
+        </li>
+        <li>
+          No internet here: copy a model file (for example <code>ggml-base.en.bin</code>) to this machine and
+          run <code>svc models import FILE</code>.
+        </li>
+      </ul>
+      <ErrorText error={choose.error} />
+    </div>
+  );
+}
+
+function DefaultModelOffer(props: { onInstalled?: () => void; engine: string | undefined }) {
   const downloads = useModelDownloads({
     onInstalled: (id) => {
       if (id === targetOf(downloads.overview)) props.onInstalled?.();
@@ -52,7 +95,13 @@ function DefaultModelOffer(props: { onInstalled?: () => void }) {
             svc works offline.
           </p>
           {model.description && <p class="muted small">{model.description}</p>}
-          <ModelDownload model={model} downloads={downloads} label={`Download ${model.id}`} primary />
+          <ModelDownload
+            model={model}
+            downloads={downloads}
+            label={model.lastFailure ? `Try the download of ${model.id} again` : `Download ${model.id}`}
+            primary
+          />
+          <OtherWays current={props.engine} onChosen={() => props.onInstalled?.()} />
         </>
       )}
       <ErrorText error={activate.error} />
@@ -74,13 +123,22 @@ export function useSpeechReadiness() {
   const download =
     models.data !== undefined && chosen?.id === models.data.engine && !models.data.activeInstalled;
   const missing = download ? undefined : chosen?.models.find((model) => model.active && !model.installed);
-  return { download, missing: missing && { engine: chosen?.title ?? "", model: missing }, reload };
+  const active = chosen?.models.find((model) => model.active);
+  return {
+    download,
+    missing: missing && { engine: chosen?.title ?? "", model: missing },
+    /** The engine and model a dictation uses now, once known. */
+    current: chosen && { id: chosen.id, engine: chosen.title, model: active?.id },
+    /** false only when it is known that nothing can transcribe (so Record waits). */
+    ready: chosen === undefined || models.data === undefined || (!download && !missing),
+    reload,
+  };
 }
 
 /** The first-run offer, or a sentence on what the chosen engine lacks; nothing when it can dictate. */
 export function SpeechReadiness(props: { readiness: ReturnType<typeof useSpeechReadiness> }) {
-  const { download, missing, reload } = props.readiness;
-  if (download) return <DefaultModelOffer onInstalled={reload} />;
+  const { download, missing, reload, current } = props.readiness;
+  if (download) return <DefaultModelOffer onInstalled={reload} engine={current?.id} />;
   if (!missing) return null;
   return (
     <p class="notice" role="status">

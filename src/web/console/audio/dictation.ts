@@ -20,7 +20,11 @@ export interface DictationState {
   liveText?: LiveText;
   /** The last finished text; kept while the next dictation runs or fails. */
   result?: TranscribeResult;
+  /** How the result came: streamed while speaking (its durationMs is the wait after Stop), or uploaded. */
+  via?: "live" | "upload";
   error?: unknown;
+  /** A recording whose transcription failed: kept, to try again or to save, never lost. */
+  unsent?: Blob;
 }
 
 type Event =
@@ -30,8 +34,8 @@ type Event =
   | { type: "tick"; elapsedMs: number }
   | { type: "live"; text: LiveText }
   | { type: "send" }
-  | { type: "done"; result: TranscribeResult }
-  | { type: "failed"; error: unknown };
+  | { type: "done"; result: TranscribeResult; via: "live" | "upload" }
+  | { type: "failed"; error: unknown; unsent?: Blob };
 
 const idle: DictationState = { phase: "idle", level: 0, elapsedMs: 0 };
 
@@ -50,9 +54,16 @@ function next(state: DictationState, event: Event): DictationState {
     case "send":
       return { ...state, phase: "sending", level: 0, error: undefined };
     case "done":
-      return { ...state, phase: "idle", result: event.result, error: undefined };
+      return {
+        ...state,
+        phase: "idle",
+        result: event.result,
+        via: event.via,
+        error: undefined,
+        unsent: undefined,
+      };
     case "failed":
-      return { ...state, phase: "idle", error: event.error };
+      return { ...state, phase: "idle", error: event.error, unsent: event.unsent ?? state.unsent };
   }
 }
 
@@ -72,9 +83,11 @@ export interface Dictation extends DictationState {
   stop(): Promise<void>;
   /** Uploads a recording file to POST /api/transcribe; from idle only. */
   transcribeFile(file: Blob): Promise<void>;
+  /** Sends the kept recording (`unsent`) again; from idle only. */
+  retry(): Promise<void>;
 }
 
-type Actions = Pick<Dictation, "start" | "stop" | "transcribeFile">;
+type Actions = Pick<Dictation, "start" | "stop" | "transcribeFile" | "retry">;
 
 /** The machine itself, outside Preact: `render` gets each new state. */
 function createDictation(render: (state: DictationState) => void, options: () => DictationOptions) {
@@ -82,30 +95,35 @@ function createDictation(render: (state: DictationState) => void, options: () =>
   let recording: Recording | undefined;
   // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
   let live: LiveConnection | null = null;
+  // Stop pressed (or Space released) while the microphone was still starting: stop once it has.
+  let stopWanted = false;
   const emit = (event: Event) => {
     state = next(state, event);
     render(state);
   };
-  const fail = (error: unknown) => {
-    emit({ type: "failed", error });
+  const fail = (error: unknown, unsent?: Blob) => {
+    emit({ type: "failed", error, unsent });
     options().onFailure?.(error);
   };
 
-  const upload = async (body: Blob | Uint8Array<ArrayBuffer>, type: string) => {
+  /** Uploads `body`; a recording (`keep`) that fails stays in `unsent`. */
+  const upload = async (body: Blob, keep: boolean) => {
     emit({ type: "send" });
     const { language, appContext } = options();
-    const headers: Record<string, string> = { "content-type": type };
+    const headers: Record<string, string> = { "content-type": body.type || "application/octet-stream" };
     if (appContext.trim()) headers["x-app-context"] = appContext.trim();
     if (language) headers["x-language"] = language;
     try {
-      emit({ type: "done", result: await api.post("/api/transcribe", { headers, raw: body }) });
+      const result = await api.post("/api/transcribe", { headers, raw: body });
+      emit({ type: "done", result, via: "upload" });
     } catch (error) {
-      fail(error);
+      fail(error, keep ? body : undefined);
     }
   };
 
   const start = async () => {
     if (state.phase !== "idle") return;
+    stopWanted = false;
     emit({ type: "start" });
     const { language, appContext } = options();
     // Text while speaking where svc can: the socket opens while the microphone starts, and the
@@ -130,6 +148,7 @@ function createDictation(render: (state: DictationState) => void, options: () =>
       pending = null;
       live = connection;
       emit({ type: "recording" });
+      if (stopWanted) await stop();
     } catch (error) {
       void opening.then((connection) => connection?.cancel());
       recording?.cancel();
@@ -139,6 +158,7 @@ function createDictation(render: (state: DictationState) => void, options: () =>
   };
 
   const stop = async () => {
+    if (state.phase === "starting") stopWanted = true;
     const taken = recording;
     if (!taken || state.phase !== "recording") return;
     recording = undefined;
@@ -148,22 +168,27 @@ function createDictation(render: (state: DictationState) => void, options: () =>
     live = null;
     if (connection) {
       try {
-        emit({ type: "done", result: await connection.finish() });
+        emit({ type: "done", result: await connection.finish(), via: "live" });
         return;
       } catch {
         // The live dictation failed: the whole recording is uploaded instead, and its answer (or
         // its error's sentence) is what the person sees.
       }
     }
-    await upload(wav, "audio/wav");
+    await upload(new Blob([wav], { type: "audio/wav" }), true);
   };
 
   const transcribeFile = async (file: Blob) => {
     if (state.phase !== "idle") return;
-    await upload(file, file.type || "application/octet-stream");
+    await upload(file, false);
   };
 
-  const actions: Actions = { start, stop, transcribeFile };
+  const retry = async () => {
+    if (state.phase !== "idle" || !state.unsent) return;
+    await upload(state.unsent, true);
+  };
+
+  const actions: Actions = { start, stop, transcribeFile, retry };
   return {
     actions,
     tick: (elapsedMs: number) => emit({ type: "tick", elapsedMs }),

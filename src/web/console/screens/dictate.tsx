@@ -82,6 +82,23 @@ function dictationError(error: unknown): string {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** Under 10 s in milliseconds (an engine's 614 ms is not "0.6 s"), else in seconds. */
+const duration = (ms: number) => (ms < 10_000 ? `${Math.round(ms)} ms` : seconds(ms));
+
+/** A kept recording as a file to save. */
+function SaveRecording(props: { recording: Blob }) {
+  const [url, setUrl] = useState<string>();
+  useEffect(() => {
+    const made = URL.createObjectURL(props.recording);
+    setUrl(made);
+    return () => URL.revokeObjectURL(made);
+  }, [props.recording]);
+  return (
+    <a class="button" href={url} download="svc-recording.wav">
+      Save the recording
+    </a>
+  );
+}
 
 export function DictateScreen() {
   const [appContext, setAppContext] = usePreference("appContext");
@@ -96,16 +113,40 @@ export function DictateScreen() {
       if (error instanceof ApiError && error.code === "model_unavailable") readiness.reload();
     },
   });
-  const { phase, level, elapsedMs, liveText, result, error, start, stop, transcribeFile } = dictation;
-  useHoldToTalk(start, stop);
+  const {
+    phase,
+    level,
+    elapsedMs,
+    liveText,
+    result,
+    via,
+    error,
+    unsent,
+    start,
+    stop,
+    transcribeFile,
+    retry,
+  } = dictation;
+  const { ready, current } = readiness;
+  // Nothing can transcribe yet: Record waits, with the reason beside it.
+  const startIfReady = () => (ready ? start() : Promise.resolve());
+  useHoldToTalk(startIfReady, stop);
   const onFile = (file: File | undefined) => {
     if (file) void transcribeFile(file);
   };
 
   const busy = phase === "sending" || phase === "starting";
+  // The button stays focusable while busy (a disabled button drops the keyboard's focus).
+  const recordUnavailable = busy || (!ready && phase === "idle");
   return (
     <Screen title="Dictate">
       <SpeechReadiness readiness={readiness} />
+      {current && (
+        <p class="small muted engine-line">
+          Dictating with {current.engine}
+          {current.model ? ` · ${current.model}` : ""} · <a href="/models">Change</a>
+        </p>
+      )}
       <section
         aria-label="Recorder (you can drop a recording file here)"
         class={`panel dictate ${dragging ? "dragging" : ""}`}
@@ -124,12 +165,20 @@ export function DictateScreen() {
           type="button"
           class={`record ${phase === "recording" ? "recording" : ""}`}
           aria-pressed={phase === "recording"}
-          disabled={busy}
-          onClick={() => void (phase === "recording" ? stop() : start())}
+          aria-disabled={recordUnavailable ? "true" : undefined}
+          aria-describedby="record-hint"
+          onClick={() => {
+            if (phase === "recording") void stop();
+            else if (!recordUnavailable) void start();
+          }}
         >
           {phase === "recording" ? "Stop" : phase === "sending" ? "Transcribing…" : "Record"}
         </button>
-        <p class="muted small">Click to start and stop, or hold Space to talk.</p>
+        <p class="muted small" id="record-hint">
+          {ready || phase !== "idle"
+            ? "Click to start and stop, or hold Space to talk."
+            : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
+        </p>
         <div class="row record-status">
           <label class="grow">
             <span class="visually-hidden">Input level</span>
@@ -177,12 +226,9 @@ export function DictateScreen() {
           </div>
         </div>
         <div class="row file-row">
-          <label for="audio-file" class="button">
-            Transcribe a file…
-          </label>
           <input
             id="audio-file"
-            class="visually-hidden"
+            class="visually-hidden file-input"
             type="file"
             accept="audio/*,video/webm,video/mp4,.wav,.webm,.ogg,.opus,.mp3,.flac,.m4a"
             onChange={(event) => {
@@ -190,16 +236,39 @@ export function DictateScreen() {
               event.currentTarget.value = "";
             }}
           />
+          <label for="audio-file" class="button">
+            Transcribe a file…
+          </label>
           <span class="muted small">or drop a recording here</span>
         </div>
       </section>
       {phase !== "idle" && liveText && (
         <p class="live-text" id="live-text" aria-live="polite">
           {liveText.committed.join(" ")}
-          {liveText.partial && <span class="muted"> {liveText.partial}</span>}
+          {liveText.partial && (
+            <span class="provisional" title="Still listening: this part may change">
+              {" "}
+              {liveText.partial}
+              <span class="visually-hidden"> (may still change)</span>
+            </span>
+          )}
         </p>
       )}
       {error !== undefined && <ErrorText error={new Error(dictationError(error))} />}
+      {unsent && phase === "idle" && (
+        <fieldset class="row unsent" aria-label="The recording that was not transcribed">
+          <span class="grow small">Your recording is kept.</span>
+          <button
+            type="button"
+            class="primary"
+            onClick={() => ready && void retry()}
+            aria-disabled={ready ? undefined : "true"}
+          >
+            Transcribe it again
+          </button>
+          <SaveRecording recording={unsent} />
+        </fieldset>
+      )}
       {result && (
         <section class="panel result" aria-labelledby="result-title">
           <div class="row">
@@ -214,8 +283,11 @@ export function DictateScreen() {
             {result.text || <span class="muted">No speech was heard.</span>}
           </p>
           <p class="muted small">
-            {seconds(result.audioDurationMs)} of audio in {seconds(result.durationMs)} · {result.engine}{" "}
-            {result.model}
+            {seconds(result.audioDurationMs)} of audio · engine {duration(result.timings.engine)} ·{" "}
+            {via === "live"
+              ? `text ${duration(result.durationMs)} after Stop`
+              : `answered in ${duration(result.durationMs)}`}{" "}
+            · {result.engine} {result.model}
             {result.format ? ` · format ${result.format.label}` : ""}
             {result.historyId === null ? " · not saved (history paused)" : ""}
           </p>
