@@ -13,9 +13,9 @@ import {
 } from "../../../../../src/dictation/engines/whisper/models/store.ts";
 import { AppError } from "../../../../../src/errors.ts";
 import { appErrorOf } from "../../../../helpers/errors.ts";
-import { freePort } from "../../../../helpers/ports.ts";
 import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../../../../helpers/model-mirror.ts";
+import { freePort } from "../../../../helpers/ports.ts";
 
 // About 1 MB: large enough that a download spans many chunks and can be cut and resumed.
 const model = whisperModelFile(1, 8);
