@@ -16,6 +16,7 @@ import { PluginsScreen } from "./screens/plugins.tsx";
 import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { Toasts } from "./toast.tsx";
+import { useResource } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
@@ -63,7 +64,19 @@ function Nav(props: { path: string }) {
           }),
         )}
       </ul>
+      <NavFoot />
     </nav>
+  );
+}
+
+/** Where svc stands and where its API is described, as the last lines of the menu. */
+function NavFoot() {
+  const health = useResource("/api/health");
+  return (
+    <p class="nav-foot small muted">
+      <a href="/api/docs">API reference</a>
+      {health.data && <span> · svc {health.data.version}</span>}
+    </p>
   );
 }
 

@@ -98,11 +98,12 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
       const view = await api.put("/api/settings/{key}", { params: { key: info.key }, body: { value } });
       showStored(view.value);
       const cleared = view.cleared ?? [];
-      if (cleared.length === 0) toast(`Saved ${info.key}.`, "success");
+      const title = settingTitle(info.key);
+      if (cleared.length === 0) toast(`Saved “${title}”.`, "success");
       // A key belongs to the server it was entered for: svc does not send it to another one.
       else
         toast(
-          `Saved ${info.key}. ${cleared.join(" and ")} was removed: it belonged to the old address. Enter it again if you trust the new one.`,
+          `Saved “${title}”. ${cleared.map((key) => `“${settingTitle(key)}”`).join(" and ")} was removed: it belonged to the old address. Enter it again if you trust the new one.`,
           "warning",
         );
     });
@@ -110,7 +111,8 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
     save.run(async () => {
       await api.delete("/api/settings/{key}", { params: { key: info.key } });
       showStored(info.default);
-      toast(info.secret ? `Removed ${info.key}.` : `${info.key} is back to its default.`, "success");
+      const title = settingTitle(info.key);
+      toast(info.secret ? `Removed “${title}”.` : `“${title}” is back to its default.`, "success");
     });
 
   const common = {

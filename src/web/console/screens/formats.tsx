@@ -1,7 +1,7 @@
 // Output formats per app: the user's own and the built-ins, with create, edit, enable/disable,
 // delete, reset of the built-ins and a tester; kept current by formats.changed and data.imported.
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api } from "../api.ts";
+import { api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useAction, useResource } from "../ui.tsx";
@@ -40,7 +40,6 @@ function FormatItem(props: { format: Format; onEdit: (format: Format) => void })
       await api.delete("/api/formats/{id}", { params: { id: format.id } });
       toast(`Deleted “${format.label}”.`, "success");
     });
-  const builtinRefusal = action.error instanceof ApiError && action.error.code === "builtin_format";
   return (
     <li class={`panel format-item${format.enabled ? "" : " format-off"}`} aria-labelledby={titleId}>
       <div class="format-head">
@@ -71,17 +70,19 @@ function FormatItem(props: { format: Format; onEdit: (format: Format) => void })
         <button type="button" onClick={() => props.onEdit(format)} aria-describedby={titleId}>
           Edit
         </button>
-        <ConfirmButton
-          label="Delete"
-          confirm={`Click again to delete “${format.label}”`}
-          disabled={action.busy}
-          onConfirm={() => void remove()}
-        />
+        {format.isBuiltin ? (
+          // svc refuses to delete a built-in format: offer what it does instead.
+          <span class="small muted">Built-in: switch it off with Enabled; Reset built-ins restores it.</span>
+        ) : (
+          <ConfirmButton
+            label="Delete"
+            confirm={`Click again to delete “${format.label}”`}
+            disabled={action.busy}
+            onConfirm={() => void remove()}
+          />
+        )}
       </div>
       <ErrorText error={action.error} />
-      {builtinRefusal && (
-        <p class="small">Switch it off with Enabled instead; Reset built-ins brings it back.</p>
-      )}
     </li>
   );
 }

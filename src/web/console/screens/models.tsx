@@ -1,6 +1,7 @@
 // The speech engines (GET /api/engines; stt_engine chooses one, its own settings beside it) and
 // whisper's models: presets and imported files, their downloads (progress from /api/events) and
 // the active one.
+import { useState } from "preact/hooks";
 import { type Answer, api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { useModelDownloads } from "../model-downloads.tsx";
@@ -10,9 +11,20 @@ import { ErrorText, Screen, useAction, useResource } from "../ui.tsx";
 import { ModelCard } from "./model-card.tsx";
 
 type Engine = Answer<"get", "/api/engines">["items"][number];
+type SettingInfo = Answer<"get", "/api/settings/schema">["items"][number];
 
-function EngineChoice(props: { engines: Engine[]; current: string }) {
+/** Whether the engine could dictate now: its active model is there (a remote server is set). */
+const canDictate = (engine: Engine) => engine.models.some((model) => model.active && model.installed);
+
+function EngineChoice(props: {
+  engines: Engine[];
+  current: string;
+  settingsOf: (engine: Engine) => SettingInfo[];
+  values: Record<string, unknown>;
+}) {
   const action = useAction();
+  // An engine that cannot dictate yet is set up first, in place, and chosen only once it can.
+  const [settingUp, setSettingUp] = useState<string>();
   const choose = (engine: Engine) =>
     action.run(async () => {
       await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine.id } });
@@ -31,15 +43,33 @@ function EngineChoice(props: { engines: Engine[]; current: string }) {
                 {active && <span class="badge ok">in use</span>}
               </div>
               <p class="small muted">{engine.description}</p>
-              <button
-                type="button"
-                class={active ? undefined : "primary"}
-                disabled={active || action.busy}
-                aria-pressed={active}
-                onClick={() => void choose(engine)}
-              >
-                {active ? `Using ${engine.id}` : `Use ${engine.id}`}
-              </button>
+              {active || canDictate(engine) ? (
+                <button
+                  type="button"
+                  class={active ? undefined : "primary"}
+                  disabled={active || action.busy}
+                  aria-pressed={active}
+                  onClick={() => void choose(engine)}
+                >
+                  {active ? `Using ${engine.title}` : `Use ${engine.title}`}
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  aria-expanded={settingUp === engine.id}
+                  onClick={() => setSettingUp(settingUp === engine.id ? undefined : engine.id)}
+                >
+                  Set up {engine.title}
+                </button>
+              )}
+              {!active && !canDictate(engine) && settingUp === engine.id && (
+                <div class="engine-setup">
+                  <p class="small">{engine.models.find((model) => model.active)?.description}</p>
+                  {props.settingsOf(engine).map((info) => (
+                    <SettingField key={info.key} info={info} value={props.values[info.key]} />
+                  ))}
+                </div>
+              )}
             </li>
           );
         })}
@@ -68,7 +98,16 @@ export function ModelsScreen() {
   return (
     <Screen title="Models">
       <ErrorText error={downloads.error ?? engines.error ?? schema.error ?? settings.error} />
-      {settings.data && engines.data && <EngineChoice engines={engines.data.items} current={engine} />}
+      {settings.data && engines.data && (
+        <EngineChoice
+          engines={engines.data.items}
+          current={engine}
+          settingsOf={(candidate) =>
+            schema.data?.items.filter((info) => info.group === candidate.id && !info.advanced) ?? []
+          }
+          values={settings.data}
+        />
+      )}
       {current && own.length > 0 && settings.data && (
         <section class="panel" aria-labelledby="engine-settings-title">
           <h2 id="engine-settings-title">{current.title}</h2>
