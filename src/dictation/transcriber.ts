@@ -42,6 +42,8 @@ export interface TranscribeInput {
   model?: string;
   /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
   prompt?: string;
+  /** Terms to bias recognition towards, ahead of the vocabulary (/v1's `keywords`). */
+  keywords?: readonly string[];
   /** To English, with a multilingual model (the translate task). */
   translate?: boolean;
   /** Time words too (`detail` segments carry them). */
@@ -80,6 +82,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
         engine: input.engine,
         model: input.model,
         prompt: input.prompt,
+        keywords: input.keywords,
         translate: input.translate,
         words: input.words,
         temperature: input.temperature,
