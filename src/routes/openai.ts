@@ -133,7 +133,7 @@ export function createOpenAiRoutes(deps: {
       return c.body(rendered.body, 200, { "Content-Type": rendered.contentType });
     };
 
-  return documentedRoutes(deps.docs, "/v1", "OpenAI")
+  return documentedRoutes(deps.docs, "/v1", "OpenAI", { envelope: "openai" })
     .post("/audio/transcriptions", transcriptionDoc("transcribe"), transcription("transcribe"))
     .post("/audio/translations", transcriptionDoc("translate"), transcription("translate"))
     .get(

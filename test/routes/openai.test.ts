@@ -194,9 +194,9 @@ describe("POST /v1/audio/transcriptions", () => {
         ["file", new File(["Example data"], "README.md")],
         ["model", "m"],
       ],
-      415,
+      400,
       "unsupported_audio",
-      null,
+      "file",
     ],
   ] as [string, Field[], number, string, string | null][])(
     "%s: %i in OpenAI's error shape",
@@ -299,5 +299,12 @@ describe("GET /v1/models", () => {
     const missing = await app.request("/v1/models/nope");
     expect(missing.status).toBe(404);
     expect(((await missing.json()) as OpenAiError).error.code).toBe("not_found");
+    // A path under /v1 with no route of its own answers in OpenAI's shape too, rendered once.
+    const noRoute = await app.request("/v1/chat/completions", { method: "POST" });
+    expect(noRoute.status).toBe(404);
+    expect(((await noRoute.json()) as OpenAiError).error).toMatchObject({
+      type: "invalid_request_error",
+      code: "not_found",
+    });
   });
 });
