@@ -1,17 +1,17 @@
 import type { Handler } from "hono";
 import * as v from "valibot";
 import type { EngineContext } from "../dictation/engines/definition.ts";
-import { requestableModels, requestedEngineModel } from "../dictation/engines/models.ts";
+import { requestableModels } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
 import type { ErrorCode } from "../error-codes.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
-import { readMultipart } from "../http/multipart.ts";
+import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
-import { listOpenAiModels, openAiModelAliases } from "../openai/models.ts";
+import { chooseOpenAiModel, listOpenAiModels, modelNotFound, openAiModelAliases } from "../openai/models.ts";
 import { readTranscriptionFields } from "../openai/request.ts";
 import { renderTranscription, transcriptEvents } from "../openai/responses.ts";
 import { transcribeDoc } from "./transcribe.ts";
@@ -53,10 +53,11 @@ const transcriptionErrors = [
   ...(transcribeDoc.errors ?? []),
   "invalid_request",
   "translation_unsupported",
+  "model_not_found",
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: an installed svc model id selects that model; ${openAiModelAliases.join(", ")} and any other name mean the active engine and model), ${task === "transcribe" ? "`language`, " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}}. Any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
@@ -71,6 +72,23 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   },
   errors: transcriptionErrors,
 });
+
+/** The recording's file part: 400 naming what was wrong when it is missing or empty. */
+function uploadOf(body: ReturnType<typeof readMultipart>): UploadedFile {
+  const upload = body.file("file");
+  if (!upload) {
+    throw new AppError("missing_audio", 'Send the recording as a multipart file field named "file".', {
+      details: { param: "file" },
+    });
+  }
+  if (upload.audio.length === 0) {
+    const name = upload.filename ? `"${upload.filename}"` : "sent";
+    throw new AppError("missing_audio", `The file ${name} is empty (0 bytes): send the recording's bytes.`, {
+      details: { param: "file" },
+    });
+  }
+  return upload;
+}
 
 export function createOpenAiRoutes(deps: {
   transcriber: Transcriber;
@@ -95,16 +113,12 @@ export function createOpenAiRoutes(deps: {
       }
       const body = readMultipart(new Uint8Array(await c.req.arrayBuffer()), type);
       const fields = readTranscriptionFields(body, task);
-      const upload = body.file("file");
-      if (!upload || upload.audio.length === 0) {
-        throw new AppError("missing_audio", 'Send the recording as a multipart file field named "file".', {
-          details: { param: "file" },
-        });
-      }
-      // An installed model's id selects it and its engine; OpenAI's names and any other mean the active ones.
-      const chosen = requestedEngineModel(deps.engines, fields.model);
-      const result = await deps.transcriber.transcribe({
-        ...upload,
+      const upload = uploadOf(body);
+      // OpenAI's names mean the active engine and model; an installed model's id selects it; else 404.
+      const chosen = chooseOpenAiModel(fields.model, installed());
+      const common = {
+        audio: upload.audio,
+        contentType: upload.contentType,
         appContext: parseAppContext(c.req.header("x-app-context")),
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
@@ -112,11 +126,21 @@ export function createOpenAiRoutes(deps: {
         engine: chosen?.engine,
         model: chosen?.model,
         prompt: fields.prompt,
+        keywords: fields.keywords,
+      };
+      const result = await deps.transcriber.transcribe({
+        ...common,
         temperature: fields.temperature,
         translate: task === "translate",
         words: fields.words,
         detail: fields.responseFormat !== "json" && fields.responseFormat !== "text",
         source: "openai",
+      });
+      const rendered = renderTranscription(result, {
+        format: fields.responseFormat,
+        task,
+        temperature: fields.temperature ?? 0,
+        words: fields.words,
       });
       if (fields.stream) {
         return c.body(transcriptEvents(result), 200, {
@@ -124,12 +148,6 @@ export function createOpenAiRoutes(deps: {
           "Cache-Control": "no-cache",
         });
       }
-      const rendered = renderTranscription(result, {
-        format: fields.responseFormat,
-        task,
-        temperature: fields.temperature ?? 0,
-        words: fields.words,
-      });
       return c.body(rendered.body, 200, { "Content-Type": rendered.contentType });
     };
 
@@ -156,12 +174,12 @@ export function createOpenAiRoutes(deps: {
         summary: "One model in OpenAI's shape",
         params: v.object({ id: v.string() }),
         responses: { 200: { description: "The model", schema: modelSchema } },
+        errors: ["model_not_found"],
       },
       (c) => {
         const id = c.req.param("id") ?? "";
         const found = listOpenAiModels(installed()).find((model) => model.id === id);
-        if (!found)
-          throw notFound(`The model "${id}" does not exist: GET /v1/models lists those svc answers.`);
+        if (!found) throw modelNotFound(id);
         return c.json(found);
       },
     );

@@ -3,7 +3,7 @@ import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
-import OpenAI, { APIError, BadRequestError, NotFoundError, toFile } from "openai";
+import OpenAI, { type APIError, BadRequestError, NotFoundError, toFile } from "openai";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
@@ -135,6 +135,38 @@ describe("the official openai client", () => {
     expect(done).toBe("Go forward ten meters");
   });
 
+  test("an unknown model raises NotFoundError for transcriptions, translations and retrieve alike", async () => {
+    for (const model of ["large-v3", "no-such-model"]) {
+      const transcribed = await client.audio.transcriptions
+        .create({ file: new File([wav], "clip.wav"), model })
+        .catch((caught: unknown) => caught);
+      expect(transcribed).toBeInstanceOf(NotFoundError);
+      expect(transcribed).toMatchObject({ code: "model_not_found", param: "model" });
+      const translated = await client.audio.translations
+        .create({ file: new File([wav], "clip.wav"), model })
+        .catch((caught: unknown) => caught);
+      expect(translated).toBeInstanceOf(NotFoundError);
+      const retrieved = await client.models.retrieve(model).catch((caught: unknown) => caught);
+      expect(retrieved).toBeInstanceOf(NotFoundError);
+      expect((retrieved as APIError).code).toBe("model_not_found");
+    }
+  });
+
+  test("keywords and languages are taken; include logprobs is refused as BadRequestError", async () => {
+    const result = await client.audio.transcriptions.create({
+      file: new File([wav], "clip.wav", { type: "audio/wav" }),
+      model: "gpt-4o-transcribe",
+      keywords: ["meters"],
+      languages: ["en"],
+    } as Parameters<typeof client.audio.transcriptions.create>[0]);
+    expect((result as { text: string }).text).toBe("Go forward ten meters");
+    const refused = await client.audio.transcriptions
+      .create({ file: new File([wav], "clip.wav"), model: "gpt-4o-transcribe", include: ["logprobs"] })
+      .catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect(refused).toMatchObject({ param: "include", code: "invalid_request" });
+  });
+
   test("translations and models", async () => {
     const translation = client.audio.translations.create({
       file: createReadStream(wavPath),
@@ -159,6 +191,21 @@ describe("the official openai client", () => {
     // OpenAI answers audio it cannot use 400: the client raises BadRequestError, svc's code kept.
     expect(notAudio).toBeInstanceOf(BadRequestError);
     expect(notAudio).toMatchObject({ status: 400, code: "unsupported_audio", param: "file" });
+    const damaged = await client.audio.transcriptions
+      .create({ file: new File([wav.subarray(0, 30)], "cut.wav", { type: "audio/wav" }), model: "whisper-1" })
+      .catch((caught: unknown) => caught);
+    expect(damaged).toBeInstanceOf(BadRequestError);
+    expect(damaged).toMatchObject({ code: "invalid_audio", param: "file" });
+    const empty = await client.audio.transcriptions
+      .create({ file: new File([], "empty.wav", { type: "audio/wav" }), model: "whisper-1" })
+      .catch((caught: unknown) => caught);
+    expect(empty).toBeInstanceOf(BadRequestError);
+    expect((empty as APIError).message).toContain('"empty.wav" is empty');
+    const language = await client.audio.transcriptions
+      .create({ file: new File([wav], "clip.wav"), model: "whisper-1", language: "not a language" })
+      .catch((caught: unknown) => caught);
+    expect(language).toBeInstanceOf(BadRequestError);
+    expect(language).toMatchObject({ code: "invalid_language", param: "language" });
     const noModel = await client.audio.transcriptions
       .create({ file: new File([wav], "clip.wav"), model: "" })
       .catch((caught: unknown) => caught);

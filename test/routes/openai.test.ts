@@ -62,9 +62,9 @@ describe("POST /v1/audio/transcriptions", () => {
 
   test("srt and vtt time the engine's segments", async () => {
     const app = shared;
-    const srt = await (await post(app, [audio(), ["model", "x"], ["response_format", "srt"]])).text();
+    const srt = await (await post(app, [audio(), ["model", "whisper-1"], ["response_format", "srt"]])).text();
     expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\ngo forward ten meters\n$/);
-    const vtt = await post(app, [audio(), ["model", "x"], ["response_format", "vtt"]]);
+    const vtt = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "vtt"]]);
     expect(vtt.headers.get("content-type")).toBe("text/vtt; charset=utf-8");
     expect(await vtt.text()).toMatch(
       /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\ngo forward ten meters\n$/,
@@ -157,11 +157,66 @@ describe("POST /v1/audio/transcriptions", () => {
     const res = await post(shared, [
       audio(),
       ["model", "gpt-4o-transcribe"],
-      ["include[]", "logprobs"],
       ["chunking_strategy[type]", "server_vad"],
       ["whatever", "1"],
     ]);
     expect(res.status).toBe(200);
+  });
+
+  test("keywords[] and a single languages[] candidate are read and used", async () => {
+    const res = await post(shared, [
+      audio(),
+      ["model", "gpt-4o-transcribe"],
+      ["keywords[]", "forward"],
+      ["keywords[]", "meters"],
+      ["languages[]", "en"],
+      ["response_format", "verbose_json"],
+    ]);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ language: "english", text: "Go forward ten meters" });
+  });
+
+  test("include[]=logprobs is refused, naming the field", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"], ["include[]", "logprobs"]]);
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as OpenAiError;
+    expect(error).toMatchObject({ type: "invalid_request_error", param: "include", code: "invalid_request" });
+    expect(error.message).toContain("logprobs");
+  });
+
+  test.each([
+    ["large-v3", "/v1/audio/transcriptions"],
+    ["no-such-model", "/v1/audio/transcriptions"],
+    ["no-such-model", "/v1/audio/translations"],
+  ])(
+    "model %s (not installed) on %s is 404 model_not_found, not a silent transcript",
+    async (model, path) => {
+      const before = (await (await shared.request("/api/history")).json()) as { total: number };
+      const res = await post(shared, [audio(), ["model", model]], {}, path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({
+        error: {
+          message: expect.stringContaining(`"${model}"`),
+          type: "invalid_request_error",
+          param: "model",
+          code: "model_not_found",
+        },
+      });
+      const after = (await (await shared.request("/api/history")).json()) as { total: number };
+      expect(after.total).toBe(before.total);
+    },
+  );
+
+  test("a 0-byte file says it was empty, not that it was missing", async () => {
+    const res = await post(shared, [
+      ["file", new File([], "take1.wav", { type: "audio/wav" })],
+      ["model", "whisper-1"],
+    ]);
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as OpenAiError;
+    expect(error).toMatchObject({ param: "file", code: "missing_audio" });
+    expect(error.message).toContain('"take1.wav" is empty');
+    expect(error.message).not.toContain("multipart file field");
   });
 
   test.each([
@@ -169,34 +224,65 @@ describe("POST /v1/audio/transcriptions", () => {
     ["no model", [audio()], 400, "invalid_request", "model"],
     [
       "a bad response_format",
-      [audio(), ["model", "m"], ["response_format", "xml"]],
+      [audio(), ["model", "whisper-1"], ["response_format", "xml"]],
       400,
       "invalid_request",
       "response_format",
     ],
     [
       "a temperature over 1",
-      [audio(), ["model", "m"], ["temperature", "3"]],
+      [audio(), ["model", "whisper-1"], ["temperature", "3"]],
       400,
       "invalid_request",
       "temperature",
     ],
     [
       "a bad granularity",
-      [audio(), ["model", "m"], ["timestamp_granularities[]", "char"]],
+      [audio(), ["model", "whisper-1"], ["timestamp_granularities[]", "char"]],
       400,
       "invalid_request",
       "timestamp_granularities",
     ],
     [
-      "a file that is not audio",
+      "a file that is not audio (415 on /api)",
       [
         ["file", new File(["Example data"], "README.md")],
-        ["model", "m"],
+        ["model", "whisper-1"],
       ],
       400,
       "unsupported_audio",
       "file",
+    ],
+    [
+      "damaged audio (422 on /api)",
+      [
+        ["file", new File([clip.subarray(0, 30)], "cut.wav", { type: "audio/wav" })],
+        ["model", "whisper-1"],
+      ],
+      400,
+      "invalid_audio",
+      "file",
+    ],
+    [
+      "a language the model cannot speak (422 on /api)",
+      [audio(), ["model", "whisper-1"], ["language", "de"]],
+      400,
+      "unsupported_language",
+      "language",
+    ],
+    [
+      "a bad language",
+      [audio(), ["model", "whisper-1"], ["language", "klingon!"]],
+      400,
+      "invalid_language",
+      "language",
+    ],
+    [
+      "a bad languages[] candidate",
+      [audio(), ["model", "whisper-1"], ["languages[]", "x y"]],
+      400,
+      "invalid_language",
+      "language",
     ],
   ] as [string, Field[], number, string, string | null][])(
     "%s: %i in OpenAI's error shape",
@@ -298,7 +384,10 @@ describe("GET /v1/models", () => {
     });
     const missing = await app.request("/v1/models/nope");
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as OpenAiError).error.code).toBe("not_found");
+    expect(((await missing.json()) as OpenAiError).error).toMatchObject({
+      code: "model_not_found",
+      param: "model",
+    });
     // A path under /v1 with no route of its own answers in OpenAI's shape too, rendered once.
     const noRoute = await app.request("/v1/chat/completions", { method: "POST" });
     expect(noRoute.status).toBe(404);
