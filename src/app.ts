@@ -120,7 +120,15 @@ export function createApp(deps: AppDeps) {
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
   const engines = { settings: deps.settings, models: deps.models.store };
-  mount(createOpenAiRoutes({ transcriber: deps.dictation.transcriber, engines, docs: deps.docs }));
+  mount(
+    createOpenAiRoutes({
+      transcriber: deps.dictation.transcriber,
+      vad: deps.dictation.vad,
+      engines,
+      maxAudioMs: () => deps.settings.get("max_audio_seconds") * 1000,
+      docs: deps.docs,
+    }),
+  );
   mount(createSettingsRoutes(deps));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));

@@ -3,17 +3,20 @@ import * as v from "valibot";
 import type { EngineContext } from "../dictation/engines/definition.ts";
 import { requestableModels } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
+import type { Vad } from "../dictation/vad/vad.ts";
 import type { ErrorCode } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
+import { renderEnvelope } from "../http/error-envelopes.ts";
 import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 import { chooseOpenAiModel, listOpenAiModels, modelNotFound, openAiModelAliases } from "../openai/models.ts";
 import { readTranscriptionFields } from "../openai/request.ts";
-import { renderTranscription, transcriptEvents } from "../openai/responses.ts";
+import { renderTranscription } from "../openai/responses.ts";
+import { openTranscriptStream, type TranscriptEvent } from "../openai/stream.ts";
 import { transcribeDoc } from "./transcribe.ts";
 
 const usage = v.object({ type: v.literal("duration"), seconds: v.number() });
@@ -57,7 +60,7 @@ const transcriptionErrors = [
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}})' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
@@ -90,9 +93,46 @@ function uploadOf(body: ReturnType<typeof readMultipart>): UploadedFile {
   return upload;
 }
 
+const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
+
+/**
+ * The events as server-sent events, each written as it comes. A failure after the first event can
+ * no longer change the status: it is one more event carrying the error in OpenAI's shape, which
+ * the SDKs raise as an APIError.
+ */
+function eventStream(
+  events: AsyncIterable<TranscriptEvent>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = events[Symbol.asyncIterator]();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(sse(next.value)));
+      } catch (error) {
+        if (signal.aborted) return controller.close();
+        const known =
+          error instanceof AppError ? error : new AppError("internal", "The transcription failed.");
+        const { body } = renderEnvelope("openai", known);
+        controller.enqueue(encoder.encode(sse({ type: "error", ...(body as object) })));
+        controller.close();
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
 export function createOpenAiRoutes(deps: {
   transcriber: Transcriber;
+  vad: Pick<Vad, "stream">;
   engines: EngineContext;
+  /** The longest recording taken (max_audio_seconds), in ms. */
+  maxAudioMs(): number;
   docs: ApiDocs;
 }) {
   const installed = () => requestableModels(deps.engines);
@@ -128,6 +168,13 @@ export function createOpenAiRoutes(deps: {
         prompt: fields.prompt,
         keywords: fields.keywords,
       };
+      if (fields.stream && task === "transcribe") {
+        const events = await openTranscriptStream(deps, common);
+        return c.body(eventStream(events, c.req.raw.signal), 200, {
+          "Content-Type": "text/event-stream; charset=utf-8",
+          "Cache-Control": "no-cache",
+        });
+      }
       const result = await deps.transcriber.transcribe({
         ...common,
         temperature: fields.temperature,
@@ -142,12 +189,6 @@ export function createOpenAiRoutes(deps: {
         temperature: fields.temperature ?? 0,
         words: fields.words,
       });
-      if (fields.stream) {
-        return c.body(transcriptEvents(result), 200, {
-          "Content-Type": "text/event-stream; charset=utf-8",
-          "Cache-Control": "no-cache",
-        });
-      }
       return c.body(rendered.body, 200, { "Content-Type": rendered.contentType });
     };
 

@@ -17,6 +17,14 @@ let t: TestApp;
 let server: Server<undefined>;
 let client: OpenAI;
 const wav = encodeWav(goForward());
+/** Three sentences with a second's pause after each: live dictation cuts a piece at each pause. */
+const threeSentences = (() => {
+  const sentence = goForward();
+  const pause = new Float32Array(16_000);
+  const pcm = new Float32Array((sentence.length + pause.length) * 3);
+  for (let i = 0; i < 3; i++) pcm.set(sentence, i * (sentence.length + pause.length));
+  return encodeWav(pcm);
+})();
 /** The headers of every request the server received, in order. */
 const received: Headers[] = [];
 
@@ -116,24 +124,31 @@ describe("the official openai client", () => {
     expect(verbose.usage).toEqual({ type: "duration", seconds: 3 });
   });
 
-  test("stream: true is read with the client's iterator", async () => {
+  test("stream: true sends a delta per piece of speech as it is recognised, then the finished text", async () => {
     const stream = await client.audio.transcriptions.create({
-      file: new File([wav], "clip.wav", { type: "audio/wav" }),
+      file: new File([threeSentences], "three.wav", { type: "audio/wav" }),
       model: "gpt-4o-mini-transcribe",
       stream: true,
     });
-    const types: string[] = [];
-    let deltas = "";
-    let done = "";
+    const deltas: { delta: string; at: number }[] = [];
+    let done: { text: string; at: number } | undefined;
     for await (const event of stream) {
-      types.push(event.type);
-      if (event.type === "transcript.text.delta") deltas += event.delta;
-      if (event.type === "transcript.text.done") done = event.text;
+      if (event.type === "transcript.text.delta") deltas.push({ delta: event.delta, at: performance.now() });
+      if (event.type === "transcript.text.done") done = { text: event.text, at: performance.now() };
     }
-    expect(types.at(-1)).toBe("transcript.text.done");
-    expect(deltas).toBe(done);
-    expect(done).toBe("Go forward ten meters");
-  });
+    // One delta per sentence, each the engine's text for that piece, before the final.
+    expect(deltas.map((event) => event.delta)).toEqual([
+      "go forward ten meters",
+      " go forward ten meters",
+      " go forward ten meters",
+    ]);
+    // They arrive as the engine finishes each piece, not all at once with the final.
+    const first = deltas[0]?.at ?? 0;
+    const last = deltas.at(-1)?.at ?? 0;
+    expect(last - first).toBeGreaterThan(20);
+    expect(done?.text).toBe("Go forward ten meters go forward ten meters go forward ten meters");
+    expect(done?.at ?? 0).toBeGreaterThanOrEqual(last);
+  }, 60_000);
 
   test("an unknown model raises NotFoundError for transcriptions, translations and retrieve alike", async () => {
     for (const model of ["large-v3", "no-such-model"]) {

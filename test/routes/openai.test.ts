@@ -117,7 +117,7 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(Object.keys((await res.json()) as object)).not.toContain("words");
   });
 
-  test("stream=true sends deltas that add up to the text, then done", async () => {
+  test("stream=true sends the engine's text piece by piece, then done with the finished text", async () => {
     const res = await post(shared, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const events = (await res.text())
@@ -130,7 +130,31 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(events.at(-1)).toMatchObject({ type: "transcript.text.done", text: "Go forward ten meters" });
     const deltas = events.filter((event) => event.type === "transcript.text.delta");
     expect(deltas.length).toBeGreaterThan(0);
-    expect(deltas.map((event) => event.delta).join("")).toBe("Go forward ten meters");
+    // The deltas are the engine's text as it recognised it; done carries it cleaned up.
+    expect(deltas.map((event) => event.delta).join("")).toBe("go forward ten meters");
+  });
+
+  test("stream=true refuses audio it cannot read before any event, with a plain error answer", async () => {
+    const res = await post(shared, [
+      ["file", new File(["Example data"], "README.md")],
+      ["model", "whisper-1"],
+      ["stream", "true"],
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(((await res.json()) as OpenAiError).error.code).toBe("unsupported_audio");
+  });
+
+  test("stream=true stores the dictation once, marked openai, with the finished text", async () => {
+    const app = sphinxApp();
+    const res = await post(app, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
+    await res.text();
+    const history = (await (await app.request("/api/history")).json()) as {
+      items: { finalText: string; source: string }[];
+    };
+    expect(history.items.map((item) => [item.finalText, item.source])).toEqual([
+      ["Go forward ten meters", "openai"],
+    ]);
   });
 
   test("applies the dictionary to the text and the segments, and stores it marked openai", async () => {
