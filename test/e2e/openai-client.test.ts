@@ -120,7 +120,9 @@ describe("the official openai client", () => {
         no_speech_prob: expect.any(Number),
       });
     }
-    expect(verbose.words?.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    // Timed parts read like the text: cleaned, on the engine's timings.
+    expect(verbose.words?.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
+    expect(verbose.segments?.map((segment) => segment.text)).toEqual(["Go forward ten meters"]);
     expect(verbose.usage).toEqual({ type: "duration", seconds: 3 });
   });
 

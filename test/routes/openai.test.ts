@@ -60,14 +60,14 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(await res.text()).toBe("Go forward ten meters\n");
   });
 
-  test("srt and vtt time the engine's segments", async () => {
+  test("srt and vtt time the engine's segments and read like the text", async () => {
     const app = shared;
     const srt = await (await post(app, [audio(), ["model", "whisper-1"], ["response_format", "srt"]])).text();
-    expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\ngo forward ten meters\n$/);
+    expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\nGo forward ten meters\n$/);
     const vtt = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "vtt"]]);
     expect(vtt.headers.get("content-type")).toBe("text/vtt; charset=utf-8");
     expect(await vtt.text()).toMatch(
-      /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\ngo forward ten meters\n$/,
+      /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\nGo forward ten meters\n$/,
     );
   });
 
@@ -102,8 +102,8 @@ describe("POST /v1/audio/transcriptions", () => {
       duration: 2.786,
       text: "Go forward ten meters",
     });
-    expect(body.segments.map((segment) => segment.text)).toEqual(["go forward ten meters"]);
-    expect(body.words.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    expect(body.segments.map((segment) => segment.text)).toEqual(["Go forward ten meters"]);
+    expect(body.words.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
     // Words follow one another inside the clip.
     for (const [index, word] of body.words.entries()) {
       expect(word.end).toBeGreaterThan(word.start);
@@ -165,7 +165,7 @@ describe("POST /v1/audio/transcriptions", () => {
     const res = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "verbose_json"]]);
     const body = (await res.json()) as { text: string; segments: { text: string }[] };
     expect(body.text).toBe("Go forward 10 m");
-    expect(body.segments[0]?.text).toBe("go forward 10 m");
+    expect(body.segments[0]?.text).toBe("Go forward 10 m");
     const history = (await (await app.request("/api/history")).json()) as {
       items: { finalText: string; source: string }[];
     };
