@@ -7,6 +7,7 @@ import OpenAI, { type APIError, BadRequestError, NotFoundError, toFile } from "o
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
+import { until } from "../helpers/until.ts";
 
 // The official `openai` npm client, unmodified, against svc's /v1 with the sphinx engine on real
 // speech. Only the base URL differs from a call to OpenAI.
@@ -150,6 +151,26 @@ describe("the official openai client", () => {
     expect(last - first).toBeGreaterThan(20);
     expect(done?.text).toBe("Go forward ten meters go forward ten meters go forward ten meters");
     expect(done?.at ?? 0).toBeGreaterThanOrEqual(last);
+  }, 60_000);
+
+  test("a client that stops reading the stream cancels its dictation: nothing is recorded", async () => {
+    const total = async () => ((await (await t.request("/api/history")).json()) as { total: number }).total;
+    const before = await total();
+    const stream = await client.audio.transcriptions.create({
+      file: new File([threeSentences], "three.wav", { type: "audio/wav" }),
+      model: "whisper-1",
+      stream: true,
+    });
+    let first = "";
+    for await (const event of stream) {
+      if (event.type === "transcript.text.delta") {
+        first = event.delta;
+        break; // the SDK aborts the request
+      }
+    }
+    expect(first).toBe("go forward ten meters");
+    await until(() => t.dictation.transcriber.isIdle(), Boolean, { what: "the cancelled pieces to leave" });
+    expect(await total()).toBe(before);
   }, 60_000);
 
   test("an unknown model raises NotFoundError for transcriptions, translations and retrieve alike", async () => {

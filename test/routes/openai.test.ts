@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
@@ -198,6 +199,34 @@ describe("POST /v1/audio/transcriptions", () => {
     ]);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ language: "english", text: "Go forward ten meters" });
+  });
+
+  test("keywords[] reach the engine's prompt ahead of the vocabulary", async () => {
+    const prompts: string[] = [];
+    using upstream = fakeSpeechServer(async (request) => {
+      prompts.push(String((await request.formData()).get("prompt") ?? ""));
+      return "go forward ten meters";
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", upstream.url);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    expect((await app.json("/api/vocabulary", "POST", { term: "Kubernetes" })).status).toBe(201);
+    const res = await post(app, [
+      audio(),
+      ["model", "whisper-1"],
+      ["keywords[]", "Dashwood"],
+      ["keywords[]", "Norland"],
+    ]);
+    expect(res.status).toBe(200);
+    const prompt = prompts.at(-1) ?? "";
+    expect(prompt).toContain("Dashwood");
+    expect(prompt).toContain("Norland");
+    expect(prompt).toContain("Kubernetes");
+    expect(prompt.indexOf("Dashwood")).toBeLessThan(prompt.indexOf("Kubernetes"));
+    // Without keywords the prompt is the vocabulary's alone.
+    await post(app, [audio(), ["model", "whisper-1"]]);
+    expect(prompts.at(-1)).not.toContain("Dashwood");
   });
 
   test("include[]=logprobs is refused, naming the field", async () => {
