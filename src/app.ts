@@ -9,7 +9,6 @@ import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
-import { toOpenAiError } from "./http/openai-errors.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
@@ -95,16 +94,14 @@ const bodyKinds =
     return trimmed.startsWith(pluginNamespace) ? "upload" : "json";
   };
 
-/** `/v1/…`: the OpenAI-compatible API, read from the URL without parsing it. */
-function isOpenAiPath(url: string): boolean {
-  const at = url.indexOf("/", url.indexOf("//") + 2);
-  return at !== -1 && url.startsWith("/v1/", at);
-}
-
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
+  // route and a 404 beside it all render in it, each once.
+  const envelopeOf = (method: string, path: string) => deps.docs.envelopeAt(method, path);
   const context = createRequestContext({
+    envelopeOf,
     logger: deps.logger,
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
@@ -123,7 +120,15 @@ export function createApp(deps: AppDeps) {
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
   mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
   const engines = { settings: deps.settings, models: deps.models.store };
-  mount(createOpenAiRoutes({ transcriber: deps.dictation.transcriber, engines, docs: deps.docs }));
+  mount(
+    createOpenAiRoutes({
+      transcriber: deps.dictation.transcriber,
+      vad: deps.dictation.vad,
+      engines,
+      maxAudioMs: () => deps.settings.get("max_audio_seconds") * 1000,
+      docs: deps.docs,
+    }),
+  );
   mount(createSettingsRoutes(deps));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
@@ -141,14 +146,13 @@ export function createApp(deps: AppDeps) {
   app.all(`${pluginNamespace}:slug/*`, createPluginNamespace(deps.plugins));
   mount(createApiReferenceRoutes(deps));
   app.route("/", createConsoleRoutes({ version: deps.version, assets: consoleAssets }));
-  app.notFound(notFoundRenderer(createAllowedMethods(() => app.routes)));
-  app.onError(createErrorRenderer(deps.db.filename));
-  // OpenAI's clients read errors in OpenAI's shape: every error under /v1, guards' included.
-  const fetch = app.fetch;
-  app.fetch = (request, env) => {
-    const response = fetch(request, env);
-    return isOpenAiPath(request.url) ? Promise.resolve(response).then(toOpenAiError) : response;
-  };
+  app.notFound(
+    notFoundRenderer(
+      createAllowedMethods(() => app.routes),
+      envelopeOf,
+    ),
+  );
+  app.onError(createErrorRenderer(deps.db.filename, envelopeOf));
   return Object.assign(app, {
     /** The body limit a request gets, by its route (the body guard's choice; tests read it). */
     bodyKindOf: (path: string, method = "POST") => bodyKindOf(method, path),

@@ -106,6 +106,11 @@ export const errorCodes = {
 
   // Models
   invalid_model_id: { status: 400, summary: "not a model name (letters, digits, . _ -)" },
+  model_not_found: {
+    status: 404,
+    summary:
+      "/v1: the model is neither an installed model nor one of OpenAI's names; GET /v1/models lists them",
+  },
   model_exists: { status: 409, summary: "a custom model of that name is installed" },
   model_in_use: { status: 409, summary: "the active model cannot be deleted without ?force=true" },
   download_in_progress: { status: 409, summary: "another svc process is downloading this model" },

@@ -254,6 +254,7 @@ async function runOffline(command: OfflineCommand, env: Env, args: string[]): Pr
     return await command(args, () => openRuntime(config, logger), {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
+      stderrTerminal: { tty: process.stderr.isTTY === true, columns: process.stderr.columns },
     });
   } catch (error) {
     return fail(reasonOf(error));

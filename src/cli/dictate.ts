@@ -5,6 +5,7 @@ import { createLiveDriver } from "../dictation/live/driver.ts";
 import { liveDoors } from "../dictation/live/limits.ts";
 import { type ServerMessage, segmentMessage } from "../dictation/live/protocol.ts";
 import { explain } from "../errors.ts";
+import { createLiveLines } from "./live-lines.ts";
 import { appContextOption, type OfflineCommand } from "./transcribe.ts";
 
 export const dictateHelp = `Usage: svc dictate [options] FILE
@@ -13,7 +14,9 @@ Streams a recording through live dictation, the path GET /api/dictate takes: the
 pauses and each piece transcribed as it closes (after the plugins' beforeTranscribe), partial
 guesses come while a piece is open, and at the end the text goes through cleanup, dictionary and
 the plugins' text hooks once. Uses the settings in
-SVC_DB_PATH. Partials (~) and committed pieces (+) go to stderr, the final text to stdout.
+SVC_DB_PATH. Partials (~) and committed pieces (+) go to stderr, the final text to stdout. On a
+terminal the partial is one line rewritten in place until its piece is committed; piped, every
+message is its own line.
 
 Options:
   --realtime              feed the audio at the pace it was spoken (default: as fast as it decodes)
@@ -48,6 +51,7 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
   if (appContext === undefined) return 2;
   // --json writes what GET /api/dictate would send, one message a line (dictation/live/protocol.ts).
   const event = (message: ServerMessage) => out.stdout(`${JSON.stringify(message)}\n`);
+  const lines = createLiveLines(out.stderr, out.stderrTerminal ?? { tty: false });
   const runtime = await open();
   try {
     const { settings } = runtime.services;
@@ -64,9 +68,8 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
       language: values.language,
       appContext,
       record: !values["no-history"],
-      onPartial: (text) => (values.json ? event({ type: "partial", text }) : out.stderr(`~ ${text}\n`)),
-      onSegment: (segment) =>
-        values.json ? event(segmentMessage(segment)) : out.stderr(`+ ${segment.text}\n`),
+      onPartial: (text) => (values.json ? event({ type: "partial", text }) : lines.partial(text)),
+      onSegment: (segment) => (values.json ? event(segmentMessage(segment)) : lines.commit(segment.text)),
     });
     for (let at = 0; at < pcm.length && failed === undefined; at += FRAME) {
       const frame = pcm.subarray(at, at + FRAME);
@@ -76,10 +79,12 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
     if (failed) throw failed.error;
     const final = await live.stop();
     live.close();
+    lines.clear();
     if (values.json) event({ type: "final", ...final });
     else out.stdout(`${final.text}\n`);
     return 0;
   } catch (error) {
+    lines.clear();
     out.stderr(`svc: ${file}: ${explain(error)}\n`);
     return 1;
   } finally {

@@ -23,6 +23,8 @@ Options:
 export interface CommandOutput {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** stderr is a terminal (of this many columns): progress may be rewritten in place. */
+  stderrTerminal?: { tty: boolean; columns?: number };
 }
 
 /** An offline command over a runtime that `open` builds once. */

@@ -31,6 +31,8 @@ export interface EngineOverrides {
   vocabulary?: readonly string[];
   /** The caller's own prompt, combined with the vocabulary within the prompt budget. */
   prompt?: string;
+  /** Terms the caller names for this dictation (/v1's `keywords`), ahead of the vocabulary. */
+  keywords?: readonly string[];
 }
 
 export interface EngineProviderDeps {
@@ -146,12 +148,15 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       const requested = definition.modelPerRequest ? options.model : undefined;
       const { model, key, create } = definition.select({ settings, models: deps.models }, requested);
       const engine = load(id, model, key, create);
-      const terms = options.vocabulary ?? deps.vocabulary();
+      const listed = options.vocabulary ?? deps.vocabulary();
+      const keywords = options.keywords ?? [];
+      // The caller's terms first: the prompt budget keeps the front of the list.
+      const terms = keywords.length === 0 ? listed : [...new Set([...keywords, ...listed])];
       let prompt: string | undefined;
       if (definition.bias === "prompt" && options.prompt?.trim())
         prompt = combinePrompt(options.prompt, terms);
       else if (definition.bias === "prompt")
-        prompt = options.vocabulary === undefined ? storedPrompt(terms) : promptOf(terms);
+        prompt = terms === deps.vocabulary() ? storedPrompt(terms) : promptOf(terms);
       return {
         engine: reloadingOnClose(await engine, () => load(id, model, key, create)),
         id,

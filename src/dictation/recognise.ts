@@ -69,6 +69,8 @@ export interface RecogniseInput {
   model?: string;
   /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
   prompt?: string;
+  /** Terms to bias this dictation towards, ahead of the vocabulary (/v1's `keywords`). */
+  keywords?: readonly string[];
   translate?: boolean;
   words?: boolean;
   temperature?: number;
@@ -95,8 +97,12 @@ export interface PieceInput {
   pcm: Float32Array;
   /** Default: the `language` setting. */
   language?: string;
+  /** This engine instead of the `stt_engine` setting (the one an installed model's id named). */
+  engine?: EngineId;
   /** An installed model instead of the `stt_model` setting. */
   model?: string;
+  /** Terms to bias recognition towards, ahead of the vocabulary (/v1's `keywords`). */
+  keywords?: readonly string[];
   /** The text said before this piece, combined with the vocabulary within the engine's budget. */
   prompt?: string;
   /**
@@ -268,6 +274,7 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
     const active = await deps.engine(engineId, {
       model: plan?.model ?? input.model,
       vocabulary: plan?.vocabulary,
+      keywords: input.keywords,
       prompt: input.prompt,
     });
     input.timings.engine += performance.now() - loading;

@@ -11,6 +11,7 @@ import {
   type Recognizer,
 } from "./recognise.ts";
 import type { Timings, Transcription } from "./result.ts";
+import { finishedSegments } from "./timed-text.ts";
 
 // The batch transcriber: a whole recording decoded, recognised (recognise.ts) and completed
 // (complete.ts). It also hands out the two rooms' ports, which a live session uses piece by piece.
@@ -42,6 +43,8 @@ export interface TranscribeInput {
   model?: string;
   /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
   prompt?: string;
+  /** Terms to bias recognition towards, ahead of the vocabulary (/v1's `keywords`). */
+  keywords?: readonly string[];
   /** To English, with a multilingual model (the translate task). */
   translate?: boolean;
   /** Time words too (`detail` segments carry them). */
@@ -80,6 +83,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
         engine: input.engine,
         model: input.model,
         prompt: input.prompt,
+        keywords: input.keywords,
         translate: input.translate,
         words: input.words,
         temperature: input.temperature,
@@ -104,10 +108,14 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       source,
     });
     if (input.detail) {
-      const withDictionary = !input.skipPostProcess;
-      result.segments = recognised.segments.map((segment) =>
-        withDictionary ? { ...segment, text: deps.dictionary(segment.text) } : segment,
-      );
+      // Timed parts read like the text where its words still line up with the engine's; else
+      // (cleanup rephrased it) they keep the engine's text with the dictionary applied.
+      const finished = input.skipPostProcess ? null : finishedSegments(recognised.segments, result.text);
+      result.segments =
+        finished ??
+        recognised.segments.map((segment) =>
+          input.skipPostProcess ? segment : { ...segment, text: deps.dictionary(segment.text) },
+        );
     }
     return result;
   }

@@ -2,6 +2,7 @@ import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema, InferOutput } from "valibot";
 import { type ErrorCode, errorCodes } from "../error-codes.ts";
 import type { BodyKind } from "./body-guard.ts";
+import { type EnvelopeName, envelopeSchema, envelopeStatus } from "./error-envelopes.ts";
 
 /** One documented route. Routes register these beside their handlers with the schemas they validate with. */
 export interface RouteDoc {
@@ -27,6 +28,8 @@ export interface RouteDoc {
    * OpenAPI document lists each under its status, from the table in error-codes.ts.
    */
   errors?: readonly ErrorCode[];
+  /** The shape its errors take: OpenAI's under /v1; svc's own when absent. */
+  envelope?: EnvelopeName;
   /**
    * A WebSocket route's messages, both directions: published as the components
    * `<name>ClientMessage` and `<name>ServerMessage`, which the operation names in
@@ -69,20 +72,12 @@ export interface ApiDocs {
   readonly routes: readonly RouteDoc[];
   /** The documented route a request reaches, by its method and path (`/api/history/42`). */
   routeAt(method: string, path: string): RouteDoc | undefined;
+  /** Paths under `prefix` without a route of their own (a 404, a 405) answer errors in `envelope` too. */
+  claim(prefix: string, envelope: EnvelopeName): void;
+  /** The envelope a request's errors take: its route's, else its claimed prefix's, else svc's. */
+  envelopeAt(method: string, path: string): EnvelopeName;
   document(info: { version: string }): Record<string, unknown>;
 }
-
-const errorSchema: JsonSchema = {
-  type: "object",
-  required: ["error"],
-  properties: {
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: { code: { type: "string" }, message: { type: "string" }, details: {} },
-    },
-  },
-};
 
 /**
  * OpenAPI 3.0 requires a `required` list to name at least one property; the converter writes
@@ -149,15 +144,16 @@ function operation(doc: RouteDoc) {
     };
   }
   const byStatus = new Map<number, string[]>();
+  const envelope = doc.envelope ?? "svc";
   for (const code of routeErrors(doc)) {
-    const { status, summary } = errorCodes[code];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${summary}`]);
+    const status = envelopeStatus(envelope, errorCodes[code].status);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), `\`${code}\`: ${errorCodes[code].summary}`]);
   }
   for (const [status, lines] of [...byStatus].sort(([a], [b]) => a - b)) {
     const own = doc.responses?.[status]?.description;
     responses[status] = {
       description: [own, ...lines].filter(Boolean).join("; "),
-      content: { "application/json": { schema: errorSchema } },
+      content: { "application/json": { schema: envelopeSchema(envelope) } },
     };
   }
   const content: Record<string, unknown> = {};
@@ -204,17 +200,28 @@ function messageSchemas(routes: readonly RouteDoc[]): Record<string, JsonSchema>
 
 export function createApiDocs(): ApiDocs {
   const routes: RouteDoc[] = [];
+  const claimed: { prefix: string; envelope: EnvelopeName }[] = [];
   let patterns: { doc: RouteDoc; pattern: RegExp }[] | undefined;
+  const routeAt = (method: string, path: string) => {
+    patterns ??= routes.map((doc) => ({ doc, pattern: pathPattern(doc.path) }));
+    const wanted = method.toLowerCase();
+    return patterns.find(({ doc, pattern }) => doc.method === wanted && pattern.test(path))?.doc;
+  };
   return {
     add: (...docs) => {
       routes.push(...docs);
       patterns = undefined;
     },
     routes,
-    routeAt(method, path) {
-      patterns ??= routes.map((doc) => ({ doc, pattern: pathPattern(doc.path) }));
-      const wanted = method.toLowerCase();
-      return patterns.find(({ doc, pattern }) => doc.method === wanted && pattern.test(path))?.doc;
+    routeAt,
+    claim(prefix, envelope) {
+      claimed.push({ prefix, envelope });
+    },
+    envelopeAt(method, path) {
+      const route = routeAt(method, path);
+      if (route) return route.envelope ?? "svc";
+      const owner = claimed.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`));
+      return owner?.envelope ?? "svc";
     },
     document({ version }) {
       const paths: Record<string, Record<string, unknown>> = {};

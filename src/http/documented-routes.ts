@@ -1,5 +1,6 @@
 import { type Handler, Hono } from "hono";
 import type { ApiDocs, RouteDoc } from "./api-docs.ts";
+import type { EnvelopeName } from "./error-envelopes.ts";
 import type { AppEnv } from "./types.ts";
 
 /** A route's API reference entry, less what the registration already says. */
@@ -21,14 +22,23 @@ export interface DocumentedRoutes {
 /**
  * Declares a resource's routes once each: `routes.get("/:id", { summary, params, responses }, handler)`
  * registers the handler and its API reference entry in one call, with the path written once
- * (relative to `prefix`). Routes match in the order they are declared.
+ * (relative to `prefix`). Routes match in the order they are declared. `envelope` gives every
+ * error under `prefix` (its routes', and a 404 or 405 beside them) that shape instead of svc's.
  */
-export function documentedRoutes(docs: ApiDocs, prefix: string, tag: string): DocumentedRoutes {
+export function documentedRoutes(
+  docs: ApiDocs,
+  prefix: string,
+  tag: string,
+  options: { envelope?: EnvelopeName } = {},
+): DocumentedRoutes {
   const app = new Hono<AppEnv>();
+  const { envelope } = options;
+  if (envelope) docs.claim(prefix, envelope);
   const register =
     (method: RouteDoc["method"]): Register =>
     (path, spec, handler) => {
-      docs.add({ ...spec, method, path: path === "/" ? prefix : `${prefix}${path}`, tag });
+      const full = path === "/" ? prefix : `${prefix}${path}`;
+      docs.add({ ...spec, method, path: full, tag, ...(envelope ? { envelope } : {}) });
       app.on(method.toUpperCase(), path, handler);
       return routes;
     };

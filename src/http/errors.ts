@@ -2,47 +2,52 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, reasonOf, storageFullOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { type EnvelopeName, type RenderableError, renderEnvelope } from "./error-envelopes.ts";
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
 
-export interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-}
+/** Which envelope a request's errors take, by its method and path (the route it reaches). */
+export type EnvelopeOf = (method: string, path: string) => EnvelopeName;
 
-export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return { error: details === undefined ? { code, message } : { code, message, details } };
-}
+const svcOnly: EnvelopeOf = () => "svc";
 
-const json = (body: ErrorBody, status: number, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { ...headers, "Content-Type": "application/json" } });
+function json(
+  error: RenderableError,
+  envelope: EnvelopeName,
+  headers: Record<string, string> = {},
+): Response {
+  const { status, body } = renderEnvelope(envelope, error);
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...headers, "Content-Type": "application/json" },
+  });
+}
 
 /**
- * The one renderer: every failure leaves the server as `{"error":{code,message,details?}}`.
- * `databasePath` names the folder in a disk-full answer (507 `storage_full`).
+ * The one renderer: every failure leaves the server as `{"error":{code,message,details?}}`, or in
+ * OpenAI's shape where the route takes that `envelope` (/v1). `databasePath` names the folder in a
+ * disk-full answer (507 `storage_full`).
  */
 export function errorResponse(
   error: unknown,
   request?: { requestId: string; logger: Logger },
   databasePath = "",
+  envelope: EnvelopeName = "svc",
 ): Response {
   const known = error instanceof AppError ? error : storageFullOf(error, databasePath);
   if (known) {
     // The operator must act: every write fails until space is freed.
     if (known.code === "storage_full") request?.logger.error("storage full", { error: known });
-    return json(errorBody(known.code, known.message, known.details), known.status, known.headers);
+    return json(known, envelope, known.headers);
   }
   if (error instanceof HTTPException && error.status < 500) {
-    return json(
-      errorBody("bad_request", error.message || "The request could not be processed."),
-      error.status,
-    );
+    const message = error.message || "The request could not be processed.";
+    return json({ status: error.status, code: "bad_request", message }, envelope);
   }
   const requestId = request?.requestId ?? "unknown";
   request?.logger.error("unhandled error", { error });
-  return json(
-    errorBody("internal", `Internal server error; quote request id ${requestId} when reporting it.`),
-    500,
-  );
+  const message = `Internal server error; quote request id ${requestId} when reporting it.`;
+  return json({ status: 500, code: "internal", message }, envelope);
 }
 
 /**
@@ -63,16 +68,18 @@ export function lastResortError(logger: Logger, databasePath = ""): (error: Erro
  * hung up (mid-upload, say) failed because of the client, not svc: it is logged as such at info
  * level with nginx's 499, and nobody is there to read the answer.
  */
-export function createErrorRenderer(databasePath: string) {
+export function createErrorRenderer(databasePath: string, envelopeOf: EnvelopeOf = svcOnly) {
   return (error: unknown, c: Context<AppEnv>): Response => {
     const info = requestInfoOf(c);
+    const envelope = envelopeOf(c.req.method, c.req.path);
     if (c.req.raw.signal.aborted) {
       info?.logger.info("client closed the connection before the answer", {
         reason: reasonOf(error),
       });
-      return json(errorBody("client_closed", "The client closed the connection before the answer."), 499);
+      const message = "The client closed the connection before the answer.";
+      return json({ status: 499, code: "client_closed", message }, envelope);
     }
-    return errorResponse(error, info, databasePath);
+    return errorResponse(error, info, databasePath, envelope);
   };
 }
 
@@ -80,18 +87,20 @@ export function createErrorRenderer(databasePath: string) {
  * Hono's notFound: 405 `method_not_allowed` with an Allow header when the path has routes for
  * other methods, else 404 `not_found`.
  */
-export function notFoundRenderer(allowedMethods: (path: string) => string[]) {
+export function notFoundRenderer(
+  allowedMethods: (path: string) => string[],
+  envelopeOf: EnvelopeOf = svcOnly,
+) {
   return (c: Context<AppEnv>): Response => {
     const { method, path } = c.req;
+    const envelope = envelopeOf(method, path);
     const allowed = allowedMethods(path);
-    if (allowed.length === 0) return c.json(errorBody("not_found", `No route for ${method} ${path}.`), 404);
+    if (allowed.length === 0)
+      return json({ status: 404, code: "not_found", message: `No route for ${method} ${path}.` }, envelope);
     const list = allowed.join(", ");
-    c.header("Allow", list);
-    return c.json(
-      errorBody("method_not_allowed", `${path} does not answer ${method}; it answers ${list}.`, {
-        allowed,
-      }),
-      405,
-    );
+    const message = `${path} does not answer ${method}; it answers ${list}.`;
+    return json({ status: 405, code: "method_not_allowed", message, details: { allowed } }, envelope, {
+      Allow: list,
+    });
   };
 }

@@ -23,6 +23,8 @@ interface Part {
 export interface UploadedFile {
   audio: Uint8Array;
   contentType: string | undefined;
+  /** The part's file name, as the client sent it (`filename=`). */
+  filename?: string;
 }
 
 /** A multipart/form-data body, read: its text fields (as FormData answers them) and its files. */
@@ -126,7 +128,8 @@ export function readMultipart(body: Uint8Array, contentType: string): MultipartB
     getAll: (name) => named(name).map(entry),
     file(name) {
       const part = named(name).find((candidate) => candidate.filename !== undefined);
-      return part ? { audio: aligned(part.bytes), contentType: part.contentType } : undefined;
+      if (!part) return undefined;
+      return { audio: aligned(part.bytes), contentType: part.contentType, filename: part.filename };
     },
   };
 }

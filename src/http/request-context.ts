@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import type { Logger } from "../logger.ts";
 import { type BodyKind, type BodyLimits, createBodyGuard } from "./body-guard.ts";
-import { errorResponse } from "./errors.ts";
+import { type EnvelopeOf, errorResponse } from "./errors.ts";
 import { createGuard, type GuardOptions } from "./guards.ts";
 import { rawPath } from "./raw-path.ts";
 import { RequestInfo, stampApiHeaders } from "./request-info.ts";
@@ -11,6 +11,8 @@ const incomingId = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export interface RequestContextOptions extends GuardOptions {
   logger: Logger;
+  /** The envelope a guard's refusal takes, by the route the request would reach; default svc's. */
+  envelopeOf?: EnvelopeOf;
 }
 
 export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
@@ -75,7 +77,8 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       guard(request, method, route !== undefined);
       response = respond(request, info);
     } catch (error) {
-      response = errorResponse(error, info);
+      const envelope = options.envelopeOf?.(method, rawPath(request.url)) ?? "svc";
+      response = errorResponse(error, info, "", envelope);
       complete = false;
     }
     if (response instanceof Promise)

@@ -8,7 +8,10 @@ export type ResponseFormat = (typeof responseFormats)[number];
 
 export interface OpenAiTranscriptionFields {
   model: string;
+  /** `language`, or the one candidate `languages` names; undefined: the engine detects it. */
   language: string | undefined;
+  /** Terms to bias recognition towards, ahead of svc's vocabulary (`keywords[]`). */
+  keywords: string[];
   prompt: string | undefined;
   temperature: number | undefined;
   responseFormat: ResponseFormat;
@@ -46,6 +49,23 @@ export function arrayField(form: FormFields, name: string): string[] {
     .filter(Boolean);
 }
 
+/** The most `keywords` a request may name: OpenAI's own limit. */
+export const maxKeywords = 100;
+
+/**
+ * `language`, else `languages[]` (the candidates OpenAI's newer models take): one candidate is the
+ * language; several leave it to the engine to detect, since svc's engines detect among all the
+ * languages their model speaks and cannot be held to a list.
+ */
+function readLanguage(form: FormFields): string | undefined {
+  const parse = (value: string, field: string) =>
+    parseOrThrow(languageSchema, value, "invalid_language", `${field} field`);
+  const single = text(form, "language")?.trim();
+  const candidates = arrayField(form, "languages").map((value) => parse(value, "languages"));
+  if (single) return parse(single, "language");
+  return candidates.length === 1 ? candidates[0] : undefined;
+}
+
 /** Reads the request's fields; unknown fields are ignored, as OpenAI's clients send many. */
 export function readTranscriptionFields(
   form: FormFields,
@@ -55,10 +75,19 @@ export function readTranscriptionFields(
   if (!model)
     throw invalid("model", 'The "model" field is required (any name: "whisper-1" uses svc\'s active model).');
   if (model.length > 200) throw invalid("model", 'The "model" field is longer than 200 characters.');
-  const languageText = task === "translate" ? undefined : text(form, "language")?.trim();
-  const language = languageText
-    ? parseOrThrow(languageSchema, languageText, "invalid_language", "language field")
-    : undefined;
+  const language = task === "translate" ? undefined : readLanguage(form);
+  const keywords = arrayField(form, "keywords");
+  if (keywords.length > maxKeywords)
+    throw invalid("keywords", `The "keywords" field names more than ${maxKeywords} terms.`);
+  if (keywords.some((keyword) => keyword.length > 100))
+    throw invalid("keywords", 'A "keywords" term is longer than 100 characters.');
+  const include = arrayField(form, "include");
+  if (include.length > 0) {
+    throw invalid(
+      "include",
+      `svc does not return ${include.join(", ")}: its engines give no per-token log probabilities. Leave "include" out.`,
+    );
+  }
   const prompt = text(form, "prompt");
   if (prompt !== undefined && prompt.length > maxPromptLength)
     throw invalid("prompt", `The "prompt" field is longer than ${maxPromptLength} characters.`);
@@ -83,6 +112,7 @@ export function readTranscriptionFields(
   return {
     model,
     language,
+    keywords,
     prompt: prompt?.trim() || undefined,
     temperature,
     responseFormat: format as ResponseFormat,

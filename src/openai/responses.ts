@@ -1,5 +1,5 @@
-// Renders a transcription in OpenAI's response formats: json, text, srt, vtt, verbose_json, and
-// the server-sent events of `stream=true`.
+// Renders a transcription in OpenAI's response formats: json, text, srt, vtt, verbose_json
+// (`stream=true` is stream.ts).
 import { gzipSync } from "node:zlib";
 import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
 import type { TranscriptSegment } from "../dictation/engines/types.ts";
@@ -12,8 +12,9 @@ export interface Rendered {
 }
 
 const seconds = (ms: number) => Math.round(ms) / 1000;
-const usageOf = (result: Transcription) => ({
-  type: "duration",
+/** OpenAI's `usage` of a transcription: the audio's whole seconds. */
+export const usageOf = (result: Pick<Transcription, "audioDurationMs">) => ({
+  type: "duration" as const,
   seconds: Math.ceil(result.audioDurationMs / 1000),
 });
 
@@ -117,16 +118,4 @@ export function renderTranscription(
         contentType: "application/json",
       };
   }
-}
-
-/**
- * `stream=true` as OpenAI's clients read it: `transcript.text.delta` events whose deltas add up to
- * the text, then `transcript.text.done`. svc sends them once the text pipeline has finished the
- * whole text (cleanup and the dictionary need all of it), one delta per sentence.
- */
-export function transcriptEvents(result: Transcription): string {
-  const pieces = result.text.match(/[^.!?]+(?:[.!?]+\s*|$)|[.!?]+\s*/g) ?? [];
-  const events = pieces.map((delta) => ({ type: "transcript.text.delta", delta }));
-  const done = { type: "transcript.text.done", text: result.text, usage: usageOf(result) };
-  return [...events, done].map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
 }

@@ -1,19 +1,22 @@
 import type { Handler } from "hono";
 import * as v from "valibot";
 import type { EngineContext } from "../dictation/engines/definition.ts";
-import { requestableModels, requestedEngineModel } from "../dictation/engines/models.ts";
+import { requestableModels } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
+import type { Vad } from "../dictation/vad/vad.ts";
 import type { ErrorCode } from "../error-codes.ts";
-import { AppError, notFound } from "../errors.ts";
+import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
-import { readMultipart } from "../http/multipart.ts";
+import { renderEnvelope } from "../http/error-envelopes.ts";
+import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
-import { listOpenAiModels, openAiModelAliases } from "../openai/models.ts";
+import { chooseOpenAiModel, listOpenAiModels, modelNotFound, openAiModelAliases } from "../openai/models.ts";
 import { readTranscriptionFields } from "../openai/request.ts";
-import { renderTranscription, transcriptEvents } from "../openai/responses.ts";
+import { renderTranscription } from "../openai/responses.ts";
+import { openTranscriptStream, type TranscriptEvent } from "../openai/stream.ts";
 import { transcribeDoc } from "./transcribe.ts";
 
 const usage = v.object({ type: v.literal("duration"), seconds: v.number() });
@@ -53,10 +56,11 @@ const transcriptionErrors = [
   ...(transcribeDoc.errors ?? []),
   "invalid_request",
   "translation_unsupported",
+  "model_not_found",
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: an installed svc model id selects that model; ${openAiModelAliases.join(", ")} and any other name mean the active engine and model), ${task === "transcribe" ? "`language`, " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}}. Any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}})' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
@@ -72,9 +76,63 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   errors: transcriptionErrors,
 });
 
+/** The recording's file part: 400 naming what was wrong when it is missing or empty. */
+function uploadOf(body: ReturnType<typeof readMultipart>): UploadedFile {
+  const upload = body.file("file");
+  if (!upload) {
+    throw new AppError("missing_audio", 'Send the recording as a multipart file field named "file".', {
+      details: { param: "file" },
+    });
+  }
+  if (upload.audio.length === 0) {
+    const name = upload.filename ? `"${upload.filename}"` : "sent";
+    throw new AppError("missing_audio", `The file ${name} is empty (0 bytes): send the recording's bytes.`, {
+      details: { param: "file" },
+    });
+  }
+  return upload;
+}
+
+const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
+
+/**
+ * The events as server-sent events, each written as it comes. A failure after the first event can
+ * no longer change the status: it is one more event carrying the error in OpenAI's shape, which
+ * the SDKs raise as an APIError.
+ */
+function eventStream(
+  events: AsyncIterable<TranscriptEvent>,
+  signal: AbortSignal,
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const iterator = events[Symbol.asyncIterator]();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const next = await iterator.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(sse(next.value)));
+      } catch (error) {
+        if (signal.aborted) return controller.close();
+        const known =
+          error instanceof AppError ? error : new AppError("internal", "The transcription failed.");
+        const { body } = renderEnvelope("openai", known);
+        controller.enqueue(encoder.encode(sse({ type: "error", ...(body as object) })));
+        controller.close();
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
 export function createOpenAiRoutes(deps: {
   transcriber: Transcriber;
+  vad: Pick<Vad, "stream">;
   engines: EngineContext;
+  /** The longest recording taken (max_audio_seconds), in ms. */
+  maxAudioMs(): number;
   docs: ApiDocs;
 }) {
   const installed = () => requestableModels(deps.engines);
@@ -95,16 +153,12 @@ export function createOpenAiRoutes(deps: {
       }
       const body = readMultipart(new Uint8Array(await c.req.arrayBuffer()), type);
       const fields = readTranscriptionFields(body, task);
-      const upload = body.file("file");
-      if (!upload || upload.audio.length === 0) {
-        throw new AppError("missing_audio", 'Send the recording as a multipart file field named "file".', {
-          details: { param: "file" },
-        });
-      }
-      // An installed model's id selects it and its engine; OpenAI's names and any other mean the active ones.
-      const chosen = requestedEngineModel(deps.engines, fields.model);
-      const result = await deps.transcriber.transcribe({
-        ...upload,
+      const upload = uploadOf(body);
+      // OpenAI's names mean the active engine and model; an installed model's id selects it; else 404.
+      const chosen = chooseOpenAiModel(fields.model, installed());
+      const common = {
+        audio: upload.audio,
+        contentType: upload.contentType,
         appContext: parseAppContext(c.req.header("x-app-context")),
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
@@ -112,18 +166,23 @@ export function createOpenAiRoutes(deps: {
         engine: chosen?.engine,
         model: chosen?.model,
         prompt: fields.prompt,
+        keywords: fields.keywords,
+      };
+      if (fields.stream && task === "transcribe") {
+        const events = await openTranscriptStream(deps, common);
+        return c.body(eventStream(events, c.req.raw.signal), 200, {
+          "Content-Type": "text/event-stream; charset=utf-8",
+          "Cache-Control": "no-cache",
+        });
+      }
+      const result = await deps.transcriber.transcribe({
+        ...common,
         temperature: fields.temperature,
         translate: task === "translate",
         words: fields.words,
         detail: fields.responseFormat !== "json" && fields.responseFormat !== "text",
         source: "openai",
       });
-      if (fields.stream) {
-        return c.body(transcriptEvents(result), 200, {
-          "Content-Type": "text/event-stream; charset=utf-8",
-          "Cache-Control": "no-cache",
-        });
-      }
       const rendered = renderTranscription(result, {
         format: fields.responseFormat,
         task,
@@ -133,7 +192,7 @@ export function createOpenAiRoutes(deps: {
       return c.body(rendered.body, 200, { "Content-Type": rendered.contentType });
     };
 
-  return documentedRoutes(deps.docs, "/v1", "OpenAI")
+  return documentedRoutes(deps.docs, "/v1", "OpenAI", { envelope: "openai" })
     .post("/audio/transcriptions", transcriptionDoc("transcribe"), transcription("transcribe"))
     .post("/audio/translations", transcriptionDoc("translate"), transcription("translate"))
     .get(
@@ -156,12 +215,12 @@ export function createOpenAiRoutes(deps: {
         summary: "One model in OpenAI's shape",
         params: v.object({ id: v.string() }),
         responses: { 200: { description: "The model", schema: modelSchema } },
+        errors: ["model_not_found"],
       },
       (c) => {
         const id = c.req.param("id") ?? "";
         const found = listOpenAiModels(installed()).find((model) => model.id === id);
-        if (!found)
-          throw notFound(`The model "${id}" does not exist: GET /v1/models lists those svc answers.`);
+        if (!found) throw modelNotFound(id);
         return c.json(found);
       },
     );

@@ -1,3 +1,4 @@
+import type { EngineId } from "../dictation/engines/types.ts";
 import type { LiveDriver } from "../dictation/live/driver.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -17,11 +18,35 @@ export interface ConnectionDeps {
    * The model for a `transcribe` naming `name` or asking for `language`, when it is not the active
    * one; undefined leaves `stt_model` in charge.
    */
-  model(name: string | undefined, language: string | undefined): string | undefined;
+  model(
+    name: string | undefined,
+    language: string | undefined,
+  ): { engine: EngineId; model: string } | undefined;
   logger: Pick<Logger, "info" | "warn" | "debug">;
   /** How long the event byte rate is measured over; default 5000 (tests shorten it). */
   rateWindowMs?: number;
 }
+
+/**
+ * Failures of the client's own conduct (too fast, too slow, too big, out of order): the connection
+ * ends at once. Anything else failed the dictation, and is answered in the protocol's terms.
+ */
+const clientFaults = new Set<string>([
+  "audio_too_long",
+  "too_fast",
+  "request_timeout",
+  "payload_too_large",
+  "invalid_request",
+  "bad_request",
+  "busy",
+]);
+const inBand = (error: unknown) => !(isAppError(error) && clientFaults.has(error.code));
+
+/**
+ * How long the rest of a failed dictation's audio is read, waiting for its audio-stop: the
+ * driver's deadlines ended with it. Home Assistant's own detector ends a command well within it.
+ */
+const failedAudioGraceMs = 30_000;
 
 /** The socket as a connection uses it: bytes out, reading paused or resumed, an end. */
 export interface Wire {
@@ -45,6 +70,10 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   let answering = false;
   let inputEnded = false;
   let closed = false;
+  /** The failure last told to the client (one is not told twice). */
+  let reported: unknown;
+  /** Ends a failed dictation's wait for its audio-stop. */
+  let grace: ReturnType<typeof setTimeout> | undefined;
   /** When the connection last finished work (or opened): the longest idle gives way first. */
   let idleSince = performance.now();
   const live = deps.live.connect({ fail });
@@ -70,6 +99,7 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
   /** Stops every timer and the dictation, and lets go of what was read and not handled. */
   function release(): void {
     closed = true;
+    clearTimeout(grace);
     rate.stop();
     live.close();
     speech.release();
@@ -84,12 +114,15 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     wire.close();
   }
 
-  /** Tells the client why (an `error` event), logs it, and ends the connection. */
-  function fail(error: unknown): void {
-    if (closed) return;
+  /** Says in svc's log why, and tells the client (an `error` event). */
+  function report(error: unknown, closing: boolean): void {
+    // A piece that fails while audio-stop is answered reaches here twice: from the driver, and
+    // as the stop's own failure.
+    if (error === reported) return;
+    reported = error;
     const known = isAppError(error) ? error : null;
     if (known)
-      deps.logger.warn("wyoming connection closed", {
+      deps.logger.warn(closing ? "wyoming connection closed" : "wyoming transcription failed", {
         connection: id,
         code: known.code,
         reason: known.message,
@@ -97,22 +130,53 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     else deps.logger.warn("wyoming transcription failed", { connection: id, error });
     const appError = known ?? new AppError("internal", `svc failed; connection ${id}.`);
     send(errorEvent(appError.code, appError.message));
+  }
+
+  /**
+   * A failure: the client is told why and the connection ends. When the dictation itself failed
+   * (a language no model speaks, an engine that cannot run) while the client still sends its audio,
+   * the connection stays until audio-stop and answers it with an empty transcript: Home Assistant's
+   * stt.py reads only a transcript, so a close mid-audio fails its next write and shows "speech-to-text
+   * failed", while an empty transcript ends the turn as "No text recognized", the way its
+   * satellites and dialogs expect. The reason is the error event before it, and svc's log line.
+   */
+  function fail(error: unknown): void {
+    if (closed) return;
+    const answered = inBand(error) && speech.open;
+    report(error, !answered);
+    if (answered && speech.fail()) {
+      grace = setTimeout(close, failedAudioGraceMs);
+      return;
+    }
     close();
   }
 
   /** audio-stop: later events wait for its transcript, and the socket is not read meanwhile. */
   function stop(): void {
     const answer = speech.audioStop();
-    if (!answer) return;
+    if (!answer) {
+      // A failed dictation's audio-stop was answered with its empty transcript: the driver's
+      // connection is over, so this one ends after it.
+      if (live.over) close();
+      return;
+    }
     answering = true;
     wire.pause();
-    answer.then(() => {
-      if (closed) return;
-      answering = false;
-      idleSince = performance.now();
-      wire.resume();
-      drainWaiting();
-    }, fail);
+    answer.then(
+      () => {
+        if (closed) return;
+        answering = false;
+        idleSince = performance.now();
+        wire.resume();
+        drainWaiting();
+      },
+      (error: unknown) => {
+        if (closed) return;
+        report(error, !inBand(error));
+        if (inBand(error)) speech.answerEmpty();
+        close();
+      },
+    );
   }
 
   function handle(event: WyomingEvent): void {

@@ -1,5 +1,7 @@
 import type { EngineContext, EngineModel } from "../dictation/engines/definition.ts";
+import { requestableModels } from "../dictation/engines/models.ts";
 import { engineDefinition } from "../dictation/engines/registry.ts";
+import type { EngineId } from "../dictation/engines/types.ts";
 import { engineLanguage } from "../dictation/language.ts";
 
 // What `describe` is answered with: an `info` event holding one `asr` program, shaped as info.py's
@@ -33,33 +35,44 @@ const asrModel = (model: EngineModel): AsrModel => ({
   languages: model.languages,
 });
 
-/** The models a Wyoming request can be answered with: those of the engine `stt_engine` selects. */
+/**
+ * The models a Wyoming request can be answered with: those of the engine `stt_engine` selects, then
+ * the installed models of other engines a request may name (whisper's, beside sphinx). Home
+ * Assistant offers the languages of the installed ones, so a pipeline's language is one svc has a
+ * model for, and its own check refuses any other, naming it, before a word is said.
+ */
 export function answeringModels(sources: InfoSources): AsrModel[] {
-  return activeEngine(sources).models(sources).map(asrModel);
+  const own = activeEngine(sources).models(sources);
+  const others = requestableModels(sources).filter((model) => !own.some((mine) => mine.id === model.id));
+  return [...own, ...others].map(asrModel);
 }
 
 /**
- * The model a `transcribe` is answered with, when the engine takes a model per request and it is
- * not the active one: the installed model it names, or else, when the active model does not speak
- * the language it asks for, the first installed model that does. Home Assistant sends only a
- * language, from the union `describe` offers, so a German pipeline beside an English-only active
- * model reaches a multilingual one. Undefined leaves the settings in charge, as a Wyoming server
- * with one model does.
+ * The model (and its engine) a `transcribe` is answered with, when it is not the active one: the
+ * installed model it names, or else, when the active model does not speak the language it asks
+ * for, an installed model that does (the active engine's first, then another engine's). Home
+ * Assistant sends only a language, from the union `describe` offers, so a German pipeline beside
+ * an English-only active model (base.en, or sphinx) reaches a multilingual one. Undefined leaves
+ * the settings in charge, as a Wyoming server with one model does.
  */
 export function requestedModel(
   sources: InfoSources,
   name: string | undefined,
   language?: string,
-): string | undefined {
-  const engine = activeEngine(sources);
-  if (!engine.modelPerRequest) return undefined;
-  const installed = engine.models(sources).filter((model) => model.installed);
-  if (name !== undefined && installed.some((model) => model.id === name)) return name;
+): { engine: EngineId; model: string } | undefined {
+  const activeId = sources.settings.get("stt_engine");
+  const requestable = requestableModels(sources);
+  const named = name === undefined ? undefined : requestable.find((model) => model.id === name);
+  if (named) return { engine: named.engine, model: named.id };
   const wanted = engineLanguage(language ?? "");
   if (wanted === "" || wanted === "auto") return undefined;
-  const active = installed.find((model) => model.active);
+  const active = activeEngine(sources)
+    .models(sources)
+    .find((model) => model.installed && model.active);
   if (active?.languages.includes(wanted)) return undefined;
-  return installed.find((model) => model !== active && model.languages.includes(wanted))?.id;
+  const speaking = requestable.filter((model) => model.id !== active?.id && model.languages.includes(wanted));
+  const chosen = speaking.find((model) => model.engine === activeId) ?? speaking[0];
+  return chosen && { engine: chosen.engine, model: chosen.id };
 }
 
 /** The data of the `info` event. */

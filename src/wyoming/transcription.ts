@@ -1,3 +1,4 @@
+import type { EngineId } from "../dictation/engines/types.ts";
 import type { LiveConnection } from "../dictation/live/driver.ts";
 import { AppError } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
@@ -24,7 +25,10 @@ export const wyomingAppContext: AppContext = { app: "Wyoming" };
 export interface TranscriptionDeps {
   live: LiveConnection;
   /** The model for `transcribe {name, language}` when it is not the active one (see ConnectionDeps). */
-  model(name: string | undefined, language: string | undefined): string | undefined;
+  model(
+    name: string | undefined,
+    language: string | undefined,
+  ): { engine: EngineId; model: string } | undefined;
   send(event: OutgoingEvent): void;
 }
 
@@ -34,12 +38,16 @@ interface Utterance {
   /** transcript-start has been sent; chunks follow it. */
   started: boolean;
   chunks: number;
+  /** Its dictation failed (the error event is sent): the rest of its audio is read and dropped. */
+  failed: boolean;
 }
 
 export function createTranscription(deps: TranscriptionDeps) {
   const { live, send } = deps;
   let request: TranscribeRequest = {};
   let utterance: Utterance | null = null;
+  /** The utterance whose transcript failed at audio-stop: `answerEmpty` ends its frame. */
+  let unanswered: Utterance | null = null;
 
   function startTranscript(open: Utterance): void {
     if (open.started) return;
@@ -47,15 +55,24 @@ export function createTranscription(deps: TranscriptionDeps) {
     send(transcriptStartEvent(open.language));
   }
 
+  /** An empty transcript in its streaming frame (transcript-start already sent when `started`). */
+  function empty(language: string | null, started: boolean): void {
+    if (!started) send(transcriptStartEvent(language));
+    send(transcriptEvent("", language));
+    send(transcriptStopEvent);
+  }
+
   function begin(event: WyomingEvent): Utterance {
     const format = readAudioFormat(event.data);
     const language = request.language && request.language !== "auto" ? request.language : null;
-    const open: Utterance = { language, started: false, chunks: 0 };
+    const open: Utterance = { language, started: false, chunks: 0, failed: false };
     utterance = open;
+    const chosen = deps.model(request.name, request.language);
     live.start({
       audio: pcmLayoutOf(format),
       language: request.language,
-      model: deps.model(request.name, request.language),
+      engine: chosen?.engine,
+      model: chosen?.model,
       appContext: wyomingAppContext,
       onSegment: (segment) => {
         if (utterance !== open) return;
@@ -88,6 +105,7 @@ export function createTranscription(deps: TranscriptionDeps) {
     /** A chunk without audio-start starts from its own format, as the Python servers allow. */
     audioChunk(event: WyomingEvent): void {
       if (!utterance) begin(event);
+      if (utterance?.failed) return;
       // A client may change format mid-stream: the driver finishes the old one's audio first.
       if (event.payload) live.audio(event.payload, pcmLayoutOf(readAudioFormat(event.data)));
     },
@@ -98,11 +116,11 @@ export function createTranscription(deps: TranscriptionDeps) {
     audioStop(): Promise<void> | null {
       const open = utterance;
       request = {};
-      if (!open) {
-        // Nothing was said: an empty transcript, as the Python servers answer.
-        send(transcriptStartEvent(null));
-        send(transcriptEvent("", null));
-        send(transcriptStopEvent);
+      if (!open || open.failed) {
+        // Nothing was said, or its dictation failed: an empty transcript, as the Python servers
+        // answer silence (after the error event that said why).
+        utterance = null;
+        empty(open?.language ?? null, open?.started ?? false);
         return null;
       }
       return live.stop().then(
@@ -116,9 +134,24 @@ export function createTranscription(deps: TranscriptionDeps) {
         },
         (error) => {
           if (utterance === open) utterance = null;
+          unanswered = open;
           throw error;
         },
       );
+    },
+    /**
+     * The open audio's dictation failed and the client was told why: its remaining audio is dropped
+     * and audio-stop answers an empty transcript. False when no audio is open.
+     */
+    fail(): boolean {
+      if (!utterance) return false;
+      utterance.failed = true;
+      return true;
+    },
+    /** The answer to an audio-stop whose transcript failed: an empty one, after the error event. */
+    answerEmpty(): void {
+      empty(unanswered?.language ?? null, unanswered?.started ?? false);
+      unanswered = null;
     },
     /** The connection ended: nothing more is sent for the audio that was open. */
     release(): void {

@@ -149,7 +149,7 @@ describe("createTranscriber", () => {
     expect(result.raw).toBe(f.calls.map((_, i) => `part${i + 1}`).join(" "));
   });
 
-  test("detail: each chunk's segments on the clip's timeline, with the dictionary applied", async () => {
+  test("detail: each chunk's segments on the clip's timeline, carrying the finished text", async () => {
     const f = fake({ pcm: tone(windowSamples * 2 + 16_000), answer: (_, call) => `grafana ${call}` });
     const result = await createTranscriber(f.deps).transcribe({ audio, detail: true });
     // Chunks are cut at quiet points near each window's end: each one starts where the last ended.
@@ -161,7 +161,8 @@ describe("createTranscriber", () => {
       starts.map((start, i) => ({
         startMs: Math.round(start + 100),
         endMs: Math.round(start + 900),
-        text: `Grafana ${i + 1}`,
+        // The pipeline's finished text ("…!" here), lined up with each chunk's words.
+        text: i === 2 ? `grafana ${i + 1}!` : `grafana ${i + 1}`,
       })),
     );
     // Without detail there are none; with the engine's text asked for, the dictionary stays out.

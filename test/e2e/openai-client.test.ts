@@ -3,10 +3,11 @@ import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
-import OpenAI, { APIError, BadRequestError, NotFoundError, toFile } from "openai";
+import OpenAI, { type APIError, BadRequestError, NotFoundError, toFile } from "openai";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
+import { until } from "../helpers/until.ts";
 
 // The official `openai` npm client, unmodified, against svc's /v1 with the sphinx engine on real
 // speech. Only the base URL differs from a call to OpenAI.
@@ -17,6 +18,14 @@ let t: TestApp;
 let server: Server<undefined>;
 let client: OpenAI;
 const wav = encodeWav(goForward());
+/** Three sentences with a second's pause after each: live dictation cuts a piece at each pause. */
+const threeSentences = (() => {
+  const sentence = goForward();
+  const pause = new Float32Array(16_000);
+  const pcm = new Float32Array((sentence.length + pause.length) * 3);
+  for (let i = 0; i < 3; i++) pcm.set(sentence, i * (sentence.length + pause.length));
+  return encodeWav(pcm);
+})();
 /** The headers of every request the server received, in order. */
 const received: Headers[] = [];
 
@@ -112,27 +121,88 @@ describe("the official openai client", () => {
         no_speech_prob: expect.any(Number),
       });
     }
-    expect(verbose.words?.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    // Timed parts read like the text: cleaned, on the engine's timings.
+    expect(verbose.words?.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
+    expect(verbose.segments?.map((segment) => segment.text)).toEqual(["Go forward ten meters"]);
     expect(verbose.usage).toEqual({ type: "duration", seconds: 3 });
   });
 
-  test("stream: true is read with the client's iterator", async () => {
+  test("stream: true sends a delta per piece of speech as it is recognised, then the finished text", async () => {
     const stream = await client.audio.transcriptions.create({
-      file: new File([wav], "clip.wav", { type: "audio/wav" }),
+      file: new File([threeSentences], "three.wav", { type: "audio/wav" }),
       model: "gpt-4o-mini-transcribe",
       stream: true,
     });
-    const types: string[] = [];
-    let deltas = "";
-    let done = "";
+    const deltas: { delta: string; at: number }[] = [];
+    let done: { text: string; at: number } | undefined;
     for await (const event of stream) {
-      types.push(event.type);
-      if (event.type === "transcript.text.delta") deltas += event.delta;
-      if (event.type === "transcript.text.done") done = event.text;
+      if (event.type === "transcript.text.delta") deltas.push({ delta: event.delta, at: performance.now() });
+      if (event.type === "transcript.text.done") done = { text: event.text, at: performance.now() };
     }
-    expect(types.at(-1)).toBe("transcript.text.done");
-    expect(deltas).toBe(done);
-    expect(done).toBe("Go forward ten meters");
+    // One delta per sentence, each the engine's text for that piece, before the final.
+    expect(deltas.map((event) => event.delta)).toEqual([
+      "go forward ten meters",
+      " go forward ten meters",
+      " go forward ten meters",
+    ]);
+    // They arrive as the engine finishes each piece, not all at once with the final.
+    const first = deltas[0]?.at ?? 0;
+    const last = deltas.at(-1)?.at ?? 0;
+    expect(last - first).toBeGreaterThan(20);
+    expect(done?.text).toBe("Go forward ten meters go forward ten meters go forward ten meters");
+    expect(done?.at ?? 0).toBeGreaterThanOrEqual(last);
+  }, 60_000);
+
+  test("a client that stops reading the stream cancels its dictation: nothing is recorded", async () => {
+    const total = async () => ((await (await t.request("/api/history")).json()) as { total: number }).total;
+    const before = await total();
+    const stream = await client.audio.transcriptions.create({
+      file: new File([threeSentences], "three.wav", { type: "audio/wav" }),
+      model: "whisper-1",
+      stream: true,
+    });
+    let first = "";
+    for await (const event of stream) {
+      if (event.type === "transcript.text.delta") {
+        first = event.delta;
+        break; // the SDK aborts the request
+      }
+    }
+    expect(first).toBe("go forward ten meters");
+    await until(() => t.dictation.transcriber.isIdle(), Boolean, { what: "the cancelled pieces to leave" });
+    expect(await total()).toBe(before);
+  }, 60_000);
+
+  test("an unknown model raises NotFoundError for transcriptions, translations and retrieve alike", async () => {
+    for (const model of ["large-v3", "no-such-model"]) {
+      const transcribed = await client.audio.transcriptions
+        .create({ file: new File([wav], "clip.wav"), model })
+        .catch((caught: unknown) => caught);
+      expect(transcribed).toBeInstanceOf(NotFoundError);
+      expect(transcribed).toMatchObject({ code: "model_not_found", param: "model" });
+      const translated = await client.audio.translations
+        .create({ file: new File([wav], "clip.wav"), model })
+        .catch((caught: unknown) => caught);
+      expect(translated).toBeInstanceOf(NotFoundError);
+      const retrieved = await client.models.retrieve(model).catch((caught: unknown) => caught);
+      expect(retrieved).toBeInstanceOf(NotFoundError);
+      expect((retrieved as APIError).code).toBe("model_not_found");
+    }
+  });
+
+  test("keywords and languages are taken; include logprobs is refused as BadRequestError", async () => {
+    const result = await client.audio.transcriptions.create({
+      file: new File([wav], "clip.wav", { type: "audio/wav" }),
+      model: "gpt-4o-transcribe",
+      keywords: ["meters"],
+      languages: ["en"],
+    } as Parameters<typeof client.audio.transcriptions.create>[0]);
+    expect((result as { text: string }).text).toBe("Go forward ten meters");
+    const refused = await client.audio.transcriptions
+      .create({ file: new File([wav], "clip.wav"), model: "gpt-4o-transcribe", include: ["logprobs"] })
+      .catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect(refused).toMatchObject({ param: "include", code: "invalid_request" });
   });
 
   test("translations and models", async () => {
@@ -156,8 +226,24 @@ describe("the official openai client", () => {
     const notAudio = await client.audio.transcriptions
       .create({ file: await toFile(Buffer.from("Example data"), "README.md"), model: "gpt-4o-transcribe" })
       .catch((caught: unknown) => caught);
-    expect(notAudio).toBeInstanceOf(APIError);
-    expect((notAudio as APIError).status).toBe(415);
+    // OpenAI answers audio it cannot use 400: the client raises BadRequestError, svc's code kept.
+    expect(notAudio).toBeInstanceOf(BadRequestError);
+    expect(notAudio).toMatchObject({ status: 400, code: "unsupported_audio", param: "file" });
+    const damaged = await client.audio.transcriptions
+      .create({ file: new File([wav.subarray(0, 30)], "cut.wav", { type: "audio/wav" }), model: "whisper-1" })
+      .catch((caught: unknown) => caught);
+    expect(damaged).toBeInstanceOf(BadRequestError);
+    expect(damaged).toMatchObject({ code: "invalid_audio", param: "file" });
+    const empty = await client.audio.transcriptions
+      .create({ file: new File([], "empty.wav", { type: "audio/wav" }), model: "whisper-1" })
+      .catch((caught: unknown) => caught);
+    expect(empty).toBeInstanceOf(BadRequestError);
+    expect((empty as APIError).message).toContain('"empty.wav" is empty');
+    const language = await client.audio.transcriptions
+      .create({ file: new File([wav], "clip.wav"), model: "whisper-1", language: "not a language" })
+      .catch((caught: unknown) => caught);
+    expect(language).toBeInstanceOf(BadRequestError);
+    expect(language).toMatchObject({ code: "invalid_language", param: "language" });
     const noModel = await client.audio.transcriptions
       .create({ file: new File([wav], "clip.wav"), model: "" })
       .catch((caught: unknown) => caught);

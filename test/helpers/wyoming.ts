@@ -29,6 +29,11 @@ export interface WyomingClient {
   raw(bytes: Uint8Array | string): void;
   /** The first event of this type, received or still to come (rejects when the connection closes first). */
   next(type: string): Promise<ReceivedEvent>;
+  /**
+   * The next event in order, whatever its type, or null once the connection is closed: the
+   * `wyoming` library's `AsyncTcpClient.read_event`.
+   */
+  read(): Promise<ReceivedEvent | null>;
   /** Resolves when svc closes the connection (or it is closed here). */
   closed: Promise<void>;
   isClosed(): boolean;
@@ -85,6 +90,9 @@ export async function connectWyoming(port: number): Promise<WyomingClient> {
   const waiting: { type: string; resolve: (event: ReceivedEvent) => void; reject: (e: Error) => void }[] = [];
   let buffer: Uint8Array = new Uint8Array(0);
   let closed = false;
+  /** `read`'s place in `events`, and a reader waiting for the next one. */
+  let cursor = 0;
+  let reader: (() => void) | null = null;
   const done = Promise.withResolvers<void>();
   const socket: Socket<undefined> = await Bun.connect({
     hostname: "127.0.0.1",
@@ -96,6 +104,7 @@ export async function connectWyoming(port: number): Promise<WyomingClient> {
         buffer = Buffer.concat([buffer, chunk]);
         const parsed = parseEvents(buffer);
         buffer = parsed.rest;
+        if (parsed.events.length > 0) reader?.();
         for (const event of parsed.events) {
           events.push(event);
           for (const waiter of waiting.filter((w) => w.type === event.type)) {
@@ -109,6 +118,7 @@ export async function connectWyoming(port: number): Promise<WyomingClient> {
       },
       close() {
         closed = true;
+        reader?.();
         for (const waiter of waiting.splice(0)) {
           waiter.reject(
             new Error(`closed before ${waiter.type}; got ${events.map((e) => e.type).join(", ")}`),
@@ -132,6 +142,17 @@ export async function connectWyoming(port: number): Promise<WyomingClient> {
       if (seen) return Promise.resolve(seen);
       if (closed) return Promise.reject(new Error(`closed before ${type}`));
       return new Promise((resolve, reject) => waiting.push({ type, resolve, reject }));
+    },
+    async read() {
+      while (cursor >= events.length && !closed) {
+        await new Promise<void>((resolve) => {
+          reader = () => {
+            reader = null;
+            resolve();
+          };
+        });
+      }
+      return cursor < events.length ? (events[cursor++] ?? null) : null;
     },
     closed: done.promise,
     isClosed: () => closed,

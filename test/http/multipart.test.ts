@@ -28,16 +28,18 @@ describe("readMultipart", () => {
     'Content-Disposition: form-data; name="untyped"; filename=""\r\n\r\nbytes',
   ]);
 
-  test("returns each file with its part's own type, parameters included", () => {
+  test("returns each file with its part's own type, parameters included, and its name", () => {
     const read = readMultipart(form, type);
     expect(read.file("audio")).toEqual({
       audio: new Uint8Array([1, 2]),
       contentType: "audio/L16; rate=8000",
+      filename: "a.raw",
     });
     expect(read.file("file")?.contentType).toBe("audio/pcm");
     expect(read.file("untyped")).toEqual({
       audio: new TextEncoder().encode("bytes"),
       contentType: undefined,
+      filename: "",
     });
     expect(read.file("note")).toBeUndefined();
     expect(read.file("other")).toBeUndefined();

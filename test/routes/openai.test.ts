@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
@@ -60,14 +61,14 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(await res.text()).toBe("Go forward ten meters\n");
   });
 
-  test("srt and vtt time the engine's segments", async () => {
+  test("srt and vtt time the engine's segments and read like the text", async () => {
     const app = shared;
-    const srt = await (await post(app, [audio(), ["model", "x"], ["response_format", "srt"]])).text();
-    expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\ngo forward ten meters\n$/);
-    const vtt = await post(app, [audio(), ["model", "x"], ["response_format", "vtt"]]);
+    const srt = await (await post(app, [audio(), ["model", "whisper-1"], ["response_format", "srt"]])).text();
+    expect(srt).toMatch(/^1\n00:00:00,\d{3} --> 00:00:0\d,\d{3}\nGo forward ten meters\n$/);
+    const vtt = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "vtt"]]);
     expect(vtt.headers.get("content-type")).toBe("text/vtt; charset=utf-8");
     expect(await vtt.text()).toMatch(
-      /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\ngo forward ten meters\n$/,
+      /^WEBVTT\n\n00:00:00\.\d{3} --> 00:00:0\d\.\d{3}\nGo forward ten meters\n$/,
     );
   });
 
@@ -102,8 +103,8 @@ describe("POST /v1/audio/transcriptions", () => {
       duration: 2.786,
       text: "Go forward ten meters",
     });
-    expect(body.segments.map((segment) => segment.text)).toEqual(["go forward ten meters"]);
-    expect(body.words.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    expect(body.segments.map((segment) => segment.text)).toEqual(["Go forward ten meters"]);
+    expect(body.words.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
     // Words follow one another inside the clip.
     for (const [index, word] of body.words.entries()) {
       expect(word.end).toBeGreaterThan(word.start);
@@ -117,7 +118,7 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(Object.keys((await res.json()) as object)).not.toContain("words");
   });
 
-  test("stream=true sends deltas that add up to the text, then done", async () => {
+  test("stream=true sends the engine's text piece by piece, then done with the finished text", async () => {
     const res = await post(shared, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const events = (await res.text())
@@ -130,7 +131,31 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(events.at(-1)).toMatchObject({ type: "transcript.text.done", text: "Go forward ten meters" });
     const deltas = events.filter((event) => event.type === "transcript.text.delta");
     expect(deltas.length).toBeGreaterThan(0);
-    expect(deltas.map((event) => event.delta).join("")).toBe("Go forward ten meters");
+    // The deltas are the engine's text as it recognised it; done carries it cleaned up.
+    expect(deltas.map((event) => event.delta).join("")).toBe("go forward ten meters");
+  });
+
+  test("stream=true refuses audio it cannot read before any event, with a plain error answer", async () => {
+    const res = await post(shared, [
+      ["file", new File(["Example data"], "README.md")],
+      ["model", "whisper-1"],
+      ["stream", "true"],
+    ]);
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(((await res.json()) as OpenAiError).error.code).toBe("unsupported_audio");
+  });
+
+  test("stream=true stores the dictation once, marked openai, with the finished text", async () => {
+    const app = sphinxApp();
+    const res = await post(app, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
+    await res.text();
+    const history = (await (await app.request("/api/history")).json()) as {
+      items: { finalText: string; source: string }[];
+    };
+    expect(history.items.map((item) => [item.finalText, item.source])).toEqual([
+      ["Go forward ten meters", "openai"],
+    ]);
   });
 
   test("applies the dictionary to the text and the segments, and stores it marked openai", async () => {
@@ -141,7 +166,7 @@ describe("POST /v1/audio/transcriptions", () => {
     const res = await post(app, [audio(), ["model", "whisper-1"], ["response_format", "verbose_json"]]);
     const body = (await res.json()) as { text: string; segments: { text: string }[] };
     expect(body.text).toBe("Go forward 10 m");
-    expect(body.segments[0]?.text).toBe("go forward 10 m");
+    expect(body.segments[0]?.text).toBe("Go forward 10 m");
     const history = (await (await app.request("/api/history")).json()) as {
       items: { finalText: string; source: string }[];
     };
@@ -157,11 +182,94 @@ describe("POST /v1/audio/transcriptions", () => {
     const res = await post(shared, [
       audio(),
       ["model", "gpt-4o-transcribe"],
-      ["include[]", "logprobs"],
       ["chunking_strategy[type]", "server_vad"],
       ["whatever", "1"],
     ]);
     expect(res.status).toBe(200);
+  });
+
+  test("keywords[] and a single languages[] candidate are read and used", async () => {
+    const res = await post(shared, [
+      audio(),
+      ["model", "gpt-4o-transcribe"],
+      ["keywords[]", "forward"],
+      ["keywords[]", "meters"],
+      ["languages[]", "en"],
+      ["response_format", "verbose_json"],
+    ]);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ language: "english", text: "Go forward ten meters" });
+  });
+
+  test("keywords[] reach the engine's prompt ahead of the vocabulary", async () => {
+    const prompts: string[] = [];
+    using upstream = fakeSpeechServer(async (request) => {
+      prompts.push(String((await request.formData()).get("prompt") ?? ""));
+      return "go forward ten meters";
+    });
+    const app = createTestApp();
+    app.services.settings.set("stt_engine", "remote");
+    app.services.settings.set("remote_stt_base_url", upstream.url);
+    app.services.settings.set("remote_stt_model", "whisper-1");
+    expect((await app.json("/api/vocabulary", "POST", { term: "Kubernetes" })).status).toBe(201);
+    const res = await post(app, [
+      audio(),
+      ["model", "whisper-1"],
+      ["keywords[]", "Dashwood"],
+      ["keywords[]", "Norland"],
+    ]);
+    expect(res.status).toBe(200);
+    const prompt = prompts.at(-1) ?? "";
+    expect(prompt).toContain("Dashwood");
+    expect(prompt).toContain("Norland");
+    expect(prompt).toContain("Kubernetes");
+    expect(prompt.indexOf("Dashwood")).toBeLessThan(prompt.indexOf("Kubernetes"));
+    // Without keywords the prompt is the vocabulary's alone.
+    await post(app, [audio(), ["model", "whisper-1"]]);
+    expect(prompts.at(-1)).not.toContain("Dashwood");
+  });
+
+  test("include[]=logprobs is refused, naming the field", async () => {
+    const res = await post(shared, [audio(), ["model", "whisper-1"], ["include[]", "logprobs"]]);
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as OpenAiError;
+    expect(error).toMatchObject({ type: "invalid_request_error", param: "include", code: "invalid_request" });
+    expect(error.message).toContain("logprobs");
+  });
+
+  test.each([
+    ["large-v3", "/v1/audio/transcriptions"],
+    ["no-such-model", "/v1/audio/transcriptions"],
+    ["no-such-model", "/v1/audio/translations"],
+  ])(
+    "model %s (not installed) on %s is 404 model_not_found, not a silent transcript",
+    async (model, path) => {
+      const before = (await (await shared.request("/api/history")).json()) as { total: number };
+      const res = await post(shared, [audio(), ["model", model]], {}, path);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({
+        error: {
+          message: expect.stringContaining(`"${model}"`),
+          type: "invalid_request_error",
+          param: "model",
+          code: "model_not_found",
+        },
+      });
+      const after = (await (await shared.request("/api/history")).json()) as { total: number };
+      expect(after.total).toBe(before.total);
+    },
+  );
+
+  test("a 0-byte file says it was empty, not that it was missing", async () => {
+    const res = await post(shared, [
+      ["file", new File([], "take1.wav", { type: "audio/wav" })],
+      ["model", "whisper-1"],
+    ]);
+    expect(res.status).toBe(400);
+    const { error } = (await res.json()) as OpenAiError;
+    expect(error).toMatchObject({ param: "file", code: "missing_audio" });
+    expect(error.message).toContain('"take1.wav" is empty');
+    expect(error.message).not.toContain("multipart file field");
   });
 
   test.each([
@@ -169,34 +277,65 @@ describe("POST /v1/audio/transcriptions", () => {
     ["no model", [audio()], 400, "invalid_request", "model"],
     [
       "a bad response_format",
-      [audio(), ["model", "m"], ["response_format", "xml"]],
+      [audio(), ["model", "whisper-1"], ["response_format", "xml"]],
       400,
       "invalid_request",
       "response_format",
     ],
     [
       "a temperature over 1",
-      [audio(), ["model", "m"], ["temperature", "3"]],
+      [audio(), ["model", "whisper-1"], ["temperature", "3"]],
       400,
       "invalid_request",
       "temperature",
     ],
     [
       "a bad granularity",
-      [audio(), ["model", "m"], ["timestamp_granularities[]", "char"]],
+      [audio(), ["model", "whisper-1"], ["timestamp_granularities[]", "char"]],
       400,
       "invalid_request",
       "timestamp_granularities",
     ],
     [
-      "a file that is not audio",
+      "a file that is not audio (415 on /api)",
       [
         ["file", new File(["Example data"], "README.md")],
-        ["model", "m"],
+        ["model", "whisper-1"],
       ],
-      415,
+      400,
       "unsupported_audio",
-      null,
+      "file",
+    ],
+    [
+      "damaged audio (422 on /api)",
+      [
+        ["file", new File([clip.subarray(0, 30)], "cut.wav", { type: "audio/wav" })],
+        ["model", "whisper-1"],
+      ],
+      400,
+      "invalid_audio",
+      "file",
+    ],
+    [
+      "a language the model cannot speak (422 on /api)",
+      [audio(), ["model", "whisper-1"], ["language", "de"]],
+      400,
+      "unsupported_language",
+      "language",
+    ],
+    [
+      "a bad language",
+      [audio(), ["model", "whisper-1"], ["language", "klingon!"]],
+      400,
+      "invalid_language",
+      "language",
+    ],
+    [
+      "a bad languages[] candidate",
+      [audio(), ["model", "whisper-1"], ["languages[]", "x y"]],
+      400,
+      "invalid_language",
+      "language",
     ],
   ] as [string, Field[], number, string, string | null][])(
     "%s: %i in OpenAI's error shape",
@@ -298,6 +437,16 @@ describe("GET /v1/models", () => {
     });
     const missing = await app.request("/v1/models/nope");
     expect(missing.status).toBe(404);
-    expect(((await missing.json()) as OpenAiError).error.code).toBe("not_found");
+    expect(((await missing.json()) as OpenAiError).error).toMatchObject({
+      code: "model_not_found",
+      param: "model",
+    });
+    // A path under /v1 with no route of its own answers in OpenAI's shape too, rendered once.
+    const noRoute = await app.request("/v1/chat/completions", { method: "POST" });
+    expect(noRoute.status).toBe(404);
+    expect(((await noRoute.json()) as OpenAiError).error).toMatchObject({
+      type: "invalid_request_error",
+      code: "not_found",
+    });
   });
 });

@@ -48,12 +48,13 @@ describe("describeSvc", () => {
     ]);
   });
 
-  test("the sphinx and remote engines answer with their own model", () => {
+  test("the sphinx and remote engines answer with their own model, then the installed whisper models", () => {
     const { app, sources, install } = setup();
     install("ggml-base.en.bin", "micro");
     app.services.settings.set("stt_engine", "sphinx");
     expect(answeringModels(sources).map((model) => [model.name, model.languages])).toEqual([
       ["en-us", ["en"]],
+      ["base.en", ["en"]],
     ]);
     app.services.settings.set("stt_engine", "remote");
     app.services.settings.set("remote_stt_base_url", "https://api.example.com/v1");
@@ -84,15 +85,15 @@ describe("describeSvc", () => {
 });
 
 describe("requestedModel", () => {
-  test("a transcribe may name an installed whisper model; anything else leaves stt_model in charge", () => {
+  test("a transcribe may name an installed whisper model, whatever the active engine; anything else leaves the settings in charge", () => {
     const { app, sources, install } = setup();
     install("ggml-tiny.en.bin", "micro");
-    expect(requestedModel(sources, "tiny.en")).toBe("tiny.en");
+    expect(requestedModel(sources, "tiny.en")).toEqual({ engine: "whisper", model: "tiny.en" });
     expect(requestedModel(sources, "small.en")).toBeUndefined();
     expect(requestedModel(sources, "../../etc/passwd")).toBeUndefined();
     expect(requestedModel(sources, undefined)).toBeUndefined();
     app.services.settings.set("stt_engine", "sphinx");
-    expect(requestedModel(sources, "tiny.en")).toBeUndefined();
+    expect(requestedModel(sources, "tiny.en")).toEqual({ engine: "whisper", model: "tiny.en" });
   });
 
   test("a language the active model does not speak goes to the first installed model that does", () => {
@@ -100,19 +101,21 @@ describe("requestedModel", () => {
     install("ggml-base.en.bin", "micro");
     install("ggml-my-model.bin", "micro-multilingual");
     app.services.settings.set("stt_model", "base.en");
-    expect(requestedModel(sources, undefined, "de")).toBe("my-model");
-    expect(requestedModel(sources, undefined, "de-DE")).toBe("my-model");
+    expect(requestedModel(sources, undefined, "de")).toEqual({ engine: "whisper", model: "my-model" });
+    expect(requestedModel(sources, undefined, "de-DE")).toEqual({ engine: "whisper", model: "my-model" });
     expect(requestedModel(sources, undefined, "en")).toBeUndefined();
     expect(requestedModel(sources, undefined, "en-US")).toBeUndefined();
     expect(requestedModel(sources, undefined, "auto")).toBeUndefined();
     // A model named explicitly wins, even one that cannot answer the language (it says so).
-    expect(requestedModel(sources, "base.en", "de")).toBe("base.en");
+    expect(requestedModel(sources, "base.en", "de")).toEqual({ engine: "whisper", model: "base.en" });
     // No installed model speaks it: the active one answers, and refuses with a clear error.
     expect(requestedModel(sources, undefined, "tlh")).toBeUndefined();
     app.services.settings.set("stt_model", "my-model");
     expect(requestedModel(sources, undefined, "de")).toBeUndefined();
+    // With sphinx (English only) active, German goes to the installed whisper model that speaks it.
     app.services.settings.set("stt_engine", "sphinx");
     app.services.settings.set("stt_model", "base.en");
-    expect(requestedModel(sources, undefined, "de")).toBeUndefined();
+    expect(requestedModel(sources, undefined, "de")).toEqual({ engine: "whisper", model: "my-model" });
+    expect(requestedModel(sources, undefined, "en")).toBeUndefined();
   });
 });

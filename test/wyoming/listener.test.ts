@@ -274,13 +274,22 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     expect((await history(server)).map((row) => row.source)).toEqual(["wyoming", "wyoming"]);
   });
 
-  test("a language the engine cannot transcribe ends with an error event", async () => {
+  test("a language the engine cannot transcribe: an error event, then audio-stop's empty transcript, then the end", async () => {
     const client = await connectWyoming(serve().port);
     client.send("transcribe", { language: "de" });
     client.send("audio-start", ha);
     await streamChunks(client, spoken(), ha, 4096);
+    expect(client.isClosed()).toBe(false);
     client.send("audio-stop");
     await expectError(client, "unsupported_language");
+    const types = client.events.map((event) => event.type);
+    expect(types.slice(types.indexOf("error"))).toEqual([
+      "error",
+      "transcript-start",
+      "transcript",
+      "transcript-stop",
+    ]);
+    expect(client.events.find((event) => event.type === "transcript")?.data.text).toBe("");
   });
 
   test("a language the active model does not speak goes to an installed model that does", async () => {

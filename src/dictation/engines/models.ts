@@ -33,12 +33,3 @@ export function requestableModels(context: EngineContext): (EngineModel & { engi
       : [],
   );
 }
-
-/** The engine and model a dictation's model name selects; undefined when no engine has it installed. */
-export function requestedEngineModel(
-  context: EngineContext,
-  name: string,
-): { engine: EngineId; model: string } | undefined {
-  const found = requestableModels(context).find((model) => model.id === name);
-  return found && { engine: found.engine, model: found.id };
-}

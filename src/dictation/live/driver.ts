@@ -2,6 +2,7 @@ import { AppError } from "../../errors.ts";
 import type { AppContext } from "../../formats/app-context.ts";
 import type { SettingsService } from "../../settings/service.ts";
 import { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "../audio/index.ts";
+import type { EngineId } from "../engines/types.ts";
 import type { Transcription } from "../result.ts";
 import type { Vad } from "../vad/vad.ts";
 import { type LiveDoor, type LiveLimits, liveLimits } from "./limits.ts";
@@ -32,6 +33,8 @@ export interface LiveStartOptions {
   language?: string;
   /** An installed model for this dictation instead of the `stt_model` setting. */
   model?: string;
+  /** The engine `model` belongs to, instead of the `stt_engine` setting. */
+  engine?: EngineId;
   appContext?: AppContext | null;
   /** false: the result is not stored in history. */
   record?: boolean;
@@ -62,6 +65,8 @@ export interface LiveConnection {
   readonly dictating: boolean;
   /** Its stop is being answered. */
   readonly answering: boolean;
+  /** It failed or was closed: it starts no more dictations. */
+  readonly over: boolean;
 }
 
 export interface LiveDriver {
@@ -180,6 +185,9 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
       get answering() {
         return answering;
       },
+      get over() {
+        return over;
+      },
       start(options) {
         if (over) throw failure?.error ?? new AppError("invalid_request", "The connection has ended.");
         if (current)
@@ -201,6 +209,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
             transcriber: deps.transcriber,
             vad: deps.vad.stream(),
             language: options.language,
+            engine: options.engine,
             model: options.model,
             appContext: options.appContext ?? null,
             source: door.source,

@@ -2,6 +2,7 @@ import type { AppContext } from "../../formats/app-context.ts";
 import type { HistorySource } from "../../history/items.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
+import type { EngineId } from "../engines/types.ts";
 import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
 import type { Timings, Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
@@ -25,6 +26,14 @@ export interface LiveSessionOptions {
   language?: string;
   /** An installed model for this dictation instead of the `stt_model` setting. */
   model?: string;
+  /** The engine `model` belongs to, instead of the `stt_engine` setting. */
+  engine?: EngineId;
+  /** Terms to bias every piece towards, ahead of the vocabulary (/v1's `keywords`). */
+  keywords?: readonly string[];
+  /** The caller's prompt, ahead of what was said before each piece. */
+  prompt?: string;
+  /** true: the engine's text, without the text pipeline (/v1's `x-skip-post-process`). */
+  skipPostProcess?: boolean;
   appContext?: AppContext | null;
   /** Each piece as soon as it is recognised, in order. */
   onSegment?(segment: LiveSegment): void;
@@ -112,14 +121,18 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (state !== "over") options.onError?.(error);
   }
 
+  /** The caller's prompt, then the text said so far, within what steers the next piece. */
+  const promptNow = () =>
+    [options.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined;
+  const choice = { engine: options.engine, model: options.model, keywords: options.keywords };
+
   async function recognise(region: SpeechRegion, pcm: Float32Array): Promise<void> {
     if (controller.signal.aborted) return;
-    const prompt = texts.join(" ").slice(-promptChars);
     const piece = await transcriber.recognisePiece({
       pcm,
       language,
-      model: options.model,
-      prompt: prompt === "" ? undefined : prompt,
+      ...choice,
+      prompt: promptNow(),
       hooks,
       signal: controller.signal,
       timings,
@@ -174,8 +187,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       .recognisePiece({
         pcm: audio.slice(fromMs, nowMs),
         language,
-        model: options.model,
-        prompt: texts.join(" ").slice(-promptChars) || undefined,
+        ...choice,
+        prompt: promptNow(),
         // Hooks see each piece once, when it is committed; a guess is the engine's alone.
         hooks: null,
         guess: true,
@@ -248,6 +261,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         appContext: hooks.appContext,
         source: hooks.source,
         record: options.record,
+        skipPostProcess: options.skipPostProcess,
       });
     },
     cancel(reason) {
