@@ -1,5 +1,6 @@
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
+import type { DictationApi } from "../plugins/hook-api.ts";
 import { type Completion, type CompletionDeps, createCompletion } from "./complete.ts";
 import type { EngineId } from "./engines/types.ts";
 import {
@@ -56,6 +57,8 @@ export interface TranscribeInput {
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
 export interface Transcriber extends Recognizer, Completion {
   transcribe(input: TranscribeInput): Promise<Transcription>;
+  /** A new dictation's hook `api` (a live session holds one for all its pieces). */
+  newDictation(): DictationApi;
 }
 
 export function createTranscriber(deps: TranscriberDeps): Transcriber {
@@ -71,6 +74,8 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     timings.decode = performance.now() - started;
     const appContext = input.appContext ?? null;
     const source = input.source ?? "api";
+    // One hook `api` for the whole dictation: what beforeTranscribe decides holds for the rest.
+    const dictation = deps.newDictation();
     let recognised: Recognised;
     try {
       recognised = await recognition.recognise({
@@ -83,7 +88,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
         translate: input.translate,
         words: input.words,
         temperature: input.temperature,
-        hooks: { source, appContext },
+        hooks: { source, appContext, dictation },
         detectSpeech: true,
         signal,
         timings,
@@ -102,8 +107,11 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       skipPostProcess: input.skipPostProcess,
       record: input.record,
       source,
+      dictation,
     });
-    if (input.detail) {
+    // A dictation a plugin consumed delivers nothing: no segments either.
+    if (input.detail && result.disposition !== "deliver") result.segments = [];
+    else if (input.detail) {
       const withDictionary = !input.skipPostProcess;
       result.segments = recognised.segments.map((segment) =>
         withDictionary ? { ...segment, text: deps.dictionary(segment.text) } : segment,
@@ -118,5 +126,6 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     activeEngine: recognition.activeEngine,
     isIdle: recognition.isIdle,
     complete: completion.complete,
+    newDictation: deps.newDictation,
   };
 }

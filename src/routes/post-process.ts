@@ -40,7 +40,11 @@ const resultSchema = describes<PipelineResult>()(
       total: v.number(),
     }),
     format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+    disposition: v.picklist(["deliver", "suppressed", "aborted"]),
+    reason: v.nullable(v.string()),
     consumedBy: v.nullable(v.string()),
+    finalBy: v.nullable(v.string()),
+    mode: v.picklist(["paste", "clipboard", "none"]),
   }),
 );
 

@@ -1,5 +1,6 @@
 import type { AppContext } from "../../formats/app-context.ts";
 import type { HistorySource } from "../../history/items.ts";
+import type { DictationApi } from "../../plugins/hook-api.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
@@ -16,7 +17,10 @@ export interface LiveSegment {
 }
 
 /** What a live session needs of the dictation path: its pieces recognised, the whole completed once. */
-export interface LiveTranscriber extends Recognizer, Completion {}
+export interface LiveTranscriber extends Recognizer, Completion {
+  /** A new dictation's hook `api`, shared by the session's pieces and its completion. */
+  newDictation(): DictationApi;
+}
 
 export interface LiveSessionOptions {
   transcriber: LiveTranscriber;
@@ -76,7 +80,12 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const texts: string[] = [];
   let language = options.language;
   let engine: EngineRef | null = null;
-  const hooks: HookContext = { source: options.source ?? "live", appContext: options.appContext ?? null };
+  // One hook `api` for the session: a piece a plugin consumes ends the whole dictation.
+  const hooks: HookContext = {
+    source: options.source ?? "live",
+    appContext: options.appContext ?? null,
+    dictation: transcriber.newDictation(),
+  };
   let detecting: Promise<void> = Promise.resolve();
   let work: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | null = null;
@@ -230,6 +239,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         appContext: hooks.appContext,
         source: hooks.source,
         record: options.record,
+        dictation: hooks.dictation,
       });
     },
     cancel(reason) {
