@@ -1,6 +1,7 @@
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
 import type { DictationApi } from "../plugins/hook-api.ts";
+import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import { type Completion, type CompletionDeps, createCompletion } from "./complete.ts";
 import type { EngineId } from "./engines/types.ts";
 import {
@@ -59,6 +60,8 @@ export interface Transcriber extends Recognizer, Completion {
   transcribe(input: TranscribeInput): Promise<Transcription>;
   /** A new dictation's hook `api` (a live session holds one for all its pieces). */
   newDictation(): DictationApi;
+  /** Hands a pipeline event to the plugins' `event` hooks (a live session's recording events). */
+  notify(event: PipelineEvent): void;
 }
 
 export function createTranscriber(deps: TranscriberDeps): Transcriber {
@@ -127,5 +130,6 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     isIdle: recognition.isIdle,
     complete: completion.complete,
     newDictation: deps.newDictation,
+    notify: (event) => deps.notify?.(event),
   };
 }

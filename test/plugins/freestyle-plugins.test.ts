@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
@@ -9,6 +9,9 @@ import { fixturesDir, type PluginApp, pluginsDirWith, startPluginApp } from "../
 import { fakeSpeechServer, type SpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { connectWyoming, serveWyoming, streamChunks } from "../helpers/wyoming.ts";
+
+// Each dictation here runs the speech and LLM stand-ins end to end: seconds on a loaded machine.
+setDefaultTimeout(30_000);
 
 // Plugins written here in the exact shape of Freestyle's published ones (a `freestyle` manifest
 // key, the `freestyle-voice` SDK imported and listed as a dependency, hooks using api.control and

@@ -1,10 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import type { PluginEntry } from "../../src/plugins/types.ts";
+import { connect, serveDictation, streamFrames, toPcm16 } from "../helpers/dictate-server.ts";
 import { llmServer, useLlmServer } from "../helpers/llm-server.ts";
-import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";
+import { type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { fakeSpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
+
+// Each dictation here runs the speech and LLM stand-ins end to end: seconds on a loaded machine.
+setDefaultTimeout(30_000);
 
 // A probe written to Freestyle's hook types (fixtures/plugins/fs-probe): every hook it defines
 // runs, every member of `api` is there, and each input carries both shapes of its fields.
@@ -31,8 +35,8 @@ interface Seen {
 }
 
 const stoppers: { stop(): unknown }[] = [];
-afterEach(() => {
-  for (const server of stoppers.splice(0)) server.stop();
+afterEach(async () => {
+  for (const server of stoppers.splice(0)) await server.stop();
 });
 
 /** svc with the probe, the speech stand-in answering `heard`, and the LLM stand-in with cleanup on. */
@@ -223,4 +227,33 @@ describe("a probe written to Freestyle's hook types", () => {
     const post = await clipboard.app.json("/api/post-process", "POST", { text: "hello there" });
     expect(await post.json()).toMatchObject({ disposition: "deliver", mode: "clipboard" });
   });
+
+  test("a live dictation is one dictation: one api for every piece and the text hooks, and recording events", async () => {
+    const server = serveDictation({ pluginsDir: pluginsDirWith("fs-probe") });
+    stoppers.push(server);
+    server.app.services.settings.set("plugins", ["@fs/probe"]);
+    await server.app.plugins.start();
+    const speech = fakeSpeechServer("go forward");
+    stoppers.push(speech);
+    useSpeechServer(server.app, speech);
+    const client = connect(server.url);
+    await client.opened;
+    client.json({ type: "start", format: "pcm16", sampleRate: 16_000, appContext: { app: "Notes" } });
+    await client.next("ready");
+    // Two stretches of speech with a pause between: two pieces (at about 3× real time, within the pace).
+    for (const part of [goForward(), new Float32Array(16_000), goForward(), new Float32Array(16_000)])
+      await streamFrames(client, toPcm16(part), 3200, 35);
+    client.json({ type: "stop" });
+    const final = await client.next("final");
+    expect(final).toMatchObject({ disposition: "deliver", mode: "paste" });
+    const record = (await (await server.app.request("/api/plugins/fs-probe/seen")).json()) as Seen;
+    const pieces = record.hooks.filter((hook) => hook === "beforeTranscribe").length;
+    expect(pieces).toBeGreaterThanOrEqual(2);
+    expect(record.hooks.slice(pieces)).toEqual(["afterTranscribe", "afterCleanup", "beforeOutput"]);
+    expect(new Set(record.apis.map((api) => api.dictation))).toEqual(new Set([0]));
+    expect(record.inputs.afterTranscribe).toMatchObject({ source: "live", appName: "Notes", app: "Notes" });
+    const types = record.events.map((event) => event.type);
+    expect(types.indexOf("recordingStarted")).toBeLessThan(types.indexOf("recordingCommitted"));
+    expect(types.indexOf("recordingCommitted")).toBeLessThan(types.indexOf("transcribed"));
+  }, 30_000);
 });

@@ -1,6 +1,7 @@
 import type { AppContext } from "../../formats/app-context.ts";
 import type { HistorySource } from "../../history/items.ts";
 import type { DictationApi } from "../../plugins/hook-api.ts";
+import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
@@ -20,6 +21,8 @@ export interface LiveSegment {
 export interface LiveTranscriber extends Recognizer, Completion {
   /** A new dictation's hook `api`, shared by the session's pieces and its completion. */
   newDictation(): DictationApi;
+  /** The plugins' `event` hooks hear the recording start, commit (stop) and cancel. */
+  notify?(event: PipelineEvent): void;
 }
 
 export interface LiveSessionOptions {
@@ -100,6 +103,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let guessedPieceMs: number | null = null;
   let partial: AbortController | null = null;
   const partialEveryMs = options.partialEveryMs ?? 500;
+  transcriber.notify?.({ type: "recordingStarted" });
 
   function fail(error: unknown): void {
     if (failure) return;
@@ -219,6 +223,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     async stop() {
       if (state !== "open") throw new Error("the session has already ended");
       state = "stopping";
+      transcriber.notify?.({ type: "recordingCommitted" });
       partial?.abort();
       const started = performance.now();
       await detect(() => vad.end());
@@ -243,6 +248,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       });
     },
     cancel(reason) {
+      if (state !== "over") transcriber.notify?.({ type: "recordingCancelled" });
       state = "over";
       failure ??= { error: reason };
       vad.cancel();
