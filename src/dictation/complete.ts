@@ -2,7 +2,7 @@ import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
 import type { DictationApi, DictationOutcome } from "../plugins/hook-api.ts";
 import type { OutputMode } from "../plugins/hooks-output.ts";
-import { type PipelineEvent, stageOfHook } from "../plugins/pipeline-events.ts";
+import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { EngineId } from "./engines/types.ts";
 import type { EngineRef } from "./recognise.ts";
 import type { Timings, Transcription } from "./result.ts";
@@ -111,13 +111,13 @@ export function createCompletion(deps: CompletionDeps): Completion {
     raw: string,
     processed: PostProcessed,
     audioDurationMs: number,
-    hook?: string | null,
+    outcome: DictationOutcome,
   ): void {
-    const { disposition, reason, consumedBy } = processed;
-    if (disposition === "aborted") {
-      const stage = stageOfHook[hook ?? ""] ?? "transform";
-      deps.notify?.({ type: "pipelineError", stage, message: reason ?? `aborted by plugin "${consumedBy}"` });
-      deps.publish("pipeline.error", { stage, plugin: consumedBy });
+    const { disposition } = processed;
+    const aborted = abortReport(outcome);
+    if (aborted) {
+      deps.notify?.(aborted.event);
+      deps.publish("pipeline.error", aborted.bus);
       return;
     }
     if (disposition === "suppressed") {
@@ -167,7 +167,7 @@ export function createCompletion(deps: CompletionDeps): Completion {
       const kept =
         input.record !== false && processed.disposition === "deliver" && processed.text.trim() !== "";
       const historyId = kept ? deps.record(entry) : null;
-      announce(raw, processed, audioDurationMs, dictation.outcome().hook);
+      announce(raw, processed, audioDurationMs, dictation.outcome());
       deps.publish("transcription.completed", {
         historyId,
         engine: engine.id,

@@ -1,3 +1,4 @@
+import type { DictationOutcome } from "./hook-api.ts";
 import type { OutputMode } from "./hooks-output.ts";
 
 /**
@@ -26,3 +27,17 @@ export const stageOfHook: Record<string, PipelineStage> = {
   afterCleanup: "transform",
   beforeOutput: "output",
 };
+
+/**
+ * An aborted dictation's `pipelineError` for the plugins (with the plugin's reason) and what the
+ * bus may carry of it (the stage and the plugin, never the reason's text); null when not aborted.
+ */
+export function abortReport(outcome: DictationOutcome) {
+  if (outcome.disposition !== "aborted") return null;
+  const stage = stageOfHook[outcome.hook ?? ""] ?? "transform";
+  const message = outcome.reason ?? `aborted by plugin "${outcome.consumedBy}"`;
+  return {
+    event: { type: "pipelineError", stage, message } satisfies PipelineEvent,
+    bus: { stage, plugin: outcome.consumedBy },
+  };
+}

@@ -204,6 +204,13 @@ describe("a probe written to Freestyle's hook types", () => {
     expect(app.events).toContainEqual(
       expect.objectContaining({ type: "pipeline.error", stage: "transform", plugin: "@fs/probe" }),
     );
+    // Text sent to /api/post-process is aborted alike, and reported alike.
+    const before = app.events.filter((event) => event.type === "pipeline.error").length;
+    const post = await app.json("/api/post-process", "POST", { text: "hello there" });
+    expect(await post.json()).toMatchObject({ text: "", disposition: "aborted", reason: "probe abort" });
+    expect(app.events.filter((event) => event.type === "pipeline.error")).toHaveLength(before + 1);
+    const errors = (await seen(app)).events.filter((event) => event.type === "pipelineError");
+    expect(errors).toHaveLength(2);
   });
 
   test("beforeOutput's mode none suppresses the dictation, and every answer reports the mode", async () => {
