@@ -118,7 +118,14 @@ export function createApp(deps: AppDeps) {
   mount(createEventsRoutes({ ...deps, sockets }));
   mount(createDictateRoutes({ ...deps, sockets }));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
-  mount(createPostProcessRoutes({ pipeline: deps.dictation.pipeline, docs: deps.docs }));
+  mount(
+    createPostProcessRoutes({
+      pipeline: deps.dictation.pipeline,
+      docs: deps.docs,
+      notify: (event) => deps.plugins.notify(event),
+      publish: (type, data) => deps.events.publish(type, data),
+    }),
+  );
   const engines = { settings: deps.settings, models: deps.models.store };
   mount(
     createOpenAiRoutes({

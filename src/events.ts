@@ -14,6 +14,7 @@ export const eventTypes = [
   "history.cleared",
   "history.purged",
   "transcription.completed",
+  "pipeline.error",
   "models.progress",
   "models.installed",
   "models.failed",

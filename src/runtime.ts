@@ -69,6 +69,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     models: models.store,
     hooks: () => plugins.hooks(),
     transcriptHooks: () => plugins.transcriptHooks(),
+    notify: (event) => plugins.notify(event),
     events,
     logger,
     vad: parts.vad,

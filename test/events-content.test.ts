@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../src/dictation/engines/remote/wav-encode.ts";
@@ -7,6 +7,7 @@ import { eventTypes, type ServerEvent } from "../src/events.ts";
 import { createTestApp, type TestApp } from "./helpers/app.ts";
 import { presetFor, whisperModelFile } from "./helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "./helpers/model-mirror.ts";
+import { fixturesDir } from "./helpers/plugins.ts";
 import { startRegistry } from "./helpers/registry-server.ts";
 import { goForward } from "./helpers/sphinx-testdata.ts";
 import { until } from "./helpers/until.ts";
@@ -84,6 +85,18 @@ beforeAll(async () => {
   });
   const result = (await spoken.json()) as { text: string; historyId: number };
   transcript = result.text;
+  // A plugin that aborts a dictation with a reason: the bus hears the stage and the plugin only.
+  cpSync(join(fixturesDir, "fs-probe"), join(dir, "plugins", "fs-probe"), { recursive: true });
+  t.services.settings.set("plugins", [["@fs/probe", { abort: true }]]);
+  await t.plugins.reload();
+  const aborted = await t.request("/api/transcribe", {
+    method: "POST",
+    headers: { "content-type": "audio/wav", "x-app-context": JSON.stringify({ app: secret }) },
+    body: encodeWav(goForward()),
+  });
+  expect(((await aborted.json()) as { disposition: string }).disposition).toBe("aborted");
+  t.services.settings.set("plugins", []);
+  await t.plugins.reload();
   await send(`/api/history/${result.historyId}`, "DELETE");
   const entry = (text: string) => ({
     rawText: text,

@@ -136,6 +136,35 @@ export interface PluginContext {
    * ```
    */
   dataDir(): Promise<string>;
+  /**
+   * Freestyle's `directory`: the plugin's own data folder (what `dataDir()` resolves to), created
+   * before `setup` runs. It is never svc's database folder.
+   */
+  readonly directory: string;
+  /**
+   * Read-only settings. `get` reads one of svc's settings as text (JSON for numbers, lists and
+   * booleans); secrets such as `llm_api_key` always read as `undefined`. `getOwn` reads the
+   * plugin's own options (from the `plugins` setting, with `config`'s defaults) the same way.
+   *
+   * @example
+   * ```ts
+   * setup(ctx) { if (ctx.settings.get("cleanup_mode") === "llm") ctx.logger.info("LLM cleanup is on"); }
+   * ```
+   */
+  readonly settings: SettingsReader;
+}
+
+/**
+ * Read-only access to settings, as {@link PluginContext.settings} gives it.
+ *
+ * @example
+ * ```ts
+ * const placement = ctx.settings.getOwn("placement") ?? "after";
+ * ```
+ */
+export interface SettingsReader {
+  get(key: string): string | undefined;
+  getOwn(key: string): string | undefined;
 }
 
 /**
@@ -150,6 +179,11 @@ export interface AppContext {
   app?: string;
   title?: string;
   url?: string;
+  /** Freestyle's name for `app`: the same value. */
+  appName?: string;
+  /** Freestyle's name for `title`: the same value. */
+  windowTitle?: string;
+  bundleId?: string;
 }
 
 /**
@@ -182,6 +216,10 @@ export interface AfterCleanupInput {
   readonly language: string | null;
   /** The door the dictation came in by. */
   readonly source: DictationSource;
+  /** The speech engine that produced the transcript (`none` for text sent to /api/post-process). */
+  readonly providerId: string;
+  /** Its model (`none` for text sent to /api/post-process). */
+  readonly modelId: string;
   /** Aborted when the hook's time is up: stop work (e.g. pass it to `fetch`). */
   readonly signal: AbortSignal;
 }
@@ -211,18 +249,25 @@ export interface AfterCleanupOutput {
  * };
  * ```
  */
-export type AfterCleanupHook = (input: AfterCleanupInput, output: AfterCleanupOutput) => void | Promise<void>;
+export type AfterCleanupHook = (
+  input: AfterCleanupInput,
+  output: AfterCleanupOutput,
+  api: HookApi,
+) => void | Promise<void>;
 
 /**
- * An `afterTranscribe` hook's output: the raw transcript to edit, and `consume`, which marks it
- * handled (a voice command): its text is then final, with no cleanup, dictionary or later hooks.
+ * An `afterTranscribe` hook's output: the raw transcript to edit, and `final`, which makes its text
+ * final: no cleanup, dictionary or later hooks, and it is delivered. To deliver nothing (a voice
+ * command that ran an action), call `api.control.consume()` instead.
  *
  * @example
  * ```ts
- * afterTranscribe(input, output) { if (input.text === "new line") { output.text = "\n"; output.consume = true; } }
+ * afterTranscribe(input, output) { if (input.text === "new line") { output.text = "\n"; output.final = true; } }
  * ```
  */
 export interface AfterTranscribeOutput extends AfterCleanupOutput {
+  final?: boolean;
+  /** @deprecated Use `final`; to deliver nothing, call `api.control.consume()`. */
   consume?: boolean;
 }
 
@@ -238,11 +283,30 @@ export interface AfterTranscribeOutput extends AfterCleanupOutput {
 export type AfterTranscribeHook = (
   input: AfterCleanupInput,
   output: AfterTranscribeOutput,
+  api: HookApi,
 ) => void | Promise<void>;
+
+/** Freestyle's cleanup destinations; svc picks instructions by formats and always says `overall`. */
+export type CleanupToneDestination = "overall" | "personal" | "work" | "email";
+
+/**
+ * What a `beforeCleanup` hook sees: the dictation's facts, the deterministic text and Freestyle's
+ * `destination`.
+ *
+ * @example
+ * ```ts
+ * beforeCleanup(input, output) { if (input.appContext?.appName === "Mail") output.system.push("Write it as an email."); }
+ * ```
+ */
+export interface BeforeCleanupInput extends AfterCleanupInput {
+  readonly destination: CleanupToneDestination;
+}
 
 /**
  * What a `beforeCleanup` hook may change about the LLM cleanup pass (it runs only when
- * `cleanup_mode` is `llm`): lines for its instructions, or `skipLlm` to keep the deterministic text.
+ * `cleanup_mode` is `llm`): lines for its instructions (`instructions` and `system` are one list
+ * under two names), `prompt` to replace every instruction, or `skipLlm` (`skip`) to keep the
+ * deterministic text.
  *
  * @example
  * ```ts
@@ -251,14 +315,125 @@ export type AfterTranscribeHook = (
  */
 export interface BeforeCleanupOutput {
   instructions: string[];
+  /** The same list as `instructions` (Freestyle's name). */
+  system: string[];
   skipLlm: boolean;
+  /** Freestyle's name for `skipLlm`. */
+  skip?: boolean;
+  /** Replaces the instructions outright: the format's and every plugin's lines. */
+  prompt?: string;
+  /** Accepted for Freestyle's plugins; svc routes by formats and ignores it. */
+  destination?: CleanupToneDestination;
 }
 
 /** Runs before the LLM cleanup pass, on the deterministic text; time-limited. */
 export type BeforeCleanupHook = (
-  input: AfterCleanupInput,
+  input: BeforeCleanupInput,
   output: BeforeCleanupOutput,
+  api: HookApi,
 ) => void | Promise<void>;
+
+/** How the client delivers the text: type it, put it on the clipboard, or not at all. */
+export type OutputMode = "paste" | "clipboard" | "none";
+
+/**
+ * What a `beforeOutput` hook may change: the text about to be answered, and `mode`; `none`
+ * delivers nothing (the answer says `disposition: "suppressed"`).
+ *
+ * @example
+ * ```ts
+ * beforeOutput(input, output) { if (input.appContext?.app === "Terminal") output.mode = "clipboard"; }
+ * ```
+ */
+export interface BeforeOutputOutput {
+  text: string;
+  mode: OutputMode;
+}
+
+/** The last text stage, after `afterCleanup`; time-limited like the others. */
+export type BeforeOutputHook = (
+  input: AfterCleanupInput,
+  output: BeforeOutputOutput,
+  api: HookApi,
+) => void | Promise<void>;
+
+/** Where a dictation's run stands: going on, handled by a plugin, or stopped. */
+export type PipelineControlState = "running" | "consumed" | "aborted";
+
+/**
+ * Cancellation and suppression for one dictation, shared by all its hooks.
+ *
+ * @example
+ * ```ts
+ * afterTranscribe(input, output, api) { if (input.text === "lights on") { lights(true); api.control.consume("lights on"); } }
+ * ```
+ */
+export interface PipelineControl {
+  readonly state: PipelineControlState;
+  /** The reason given to `consume` or `abort`. */
+  readonly reason: string | undefined;
+  /** Aborted by `abort()`: pass it to cancellable work. */
+  readonly signal: AbortSignal;
+  /** The remaining plugins of this hook are skipped; later hooks run. */
+  stopPropagation(): void;
+  /**
+   * The dictation is handled: nothing is delivered (`disposition: "suppressed"`, an empty
+   * transcript), no later stage runs and nothing is stored in history.
+   */
+  consume(reason?: string): void;
+  /** Hard stop: nothing is delivered (`disposition: "aborted"`) and a pipelineError event says why. */
+  abort(reason?: string): void;
+}
+
+/**
+ * svc's LLM (the llm_* settings) for a plugin's own work; the API key stays with svc.
+ *
+ * @example
+ * ```ts
+ * const { text } = await api.llm.generateText({ system: "Answer yes or no.", prompt: input.text, signal: api.signal });
+ * ```
+ */
+export interface PluginLlm {
+  /** `openai-compatible`. */
+  readonly providerId: string;
+  /** The llm_model setting. */
+  readonly modelId: string;
+  /** A language model the Vercel AI SDK (`ai` 6) accepts: `generateText({ model: api.llm.getModel() as LanguageModel, tools })`. */
+  getModel(): unknown;
+  generateText(options: PluginLlmGenerateOptions): Promise<PluginLlmGenerateResult>;
+}
+
+export interface PluginLlmGenerateOptions {
+  prompt: string;
+  system?: string;
+  /** Stops the request early (pass `api.signal`). */
+  signal?: AbortSignal;
+}
+
+export interface PluginLlmGenerateResult {
+  text: string;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/**
+ * The third argument of every mutating hook: one per dictation, shared by all its stages.
+ *
+ * @example
+ * ```ts
+ * async afterTranscribe(input, output, api) {
+ *   if (!api.llm) return;
+ *   const { text } = await api.llm.generateText({ prompt: `Is this a command? ${input.text}`, signal: api.signal });
+ *   if (text.startsWith("yes")) api.control.consume("voice command");
+ * }
+ * ```
+ */
+export interface HookApi {
+  readonly control: PipelineControl;
+  /** `control.signal`. */
+  readonly signal: AbortSignal;
+  /** Present when an LLM is configured (llm_base_url and llm_model). */
+  readonly llm?: PluginLlm;
+}
 
 /**
  * What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz, samples in [-1, 1]) before
@@ -277,9 +452,15 @@ export interface BeforeTranscribeInput {
   readonly pcm: Float32Array;
   readonly sampleRate: number;
   readonly durationMs: number;
+  /** Freestyle's name for `durationMs`. */
+  readonly audioDurationMs: number;
   /** The language asked for ("auto" lets the engine detect it). */
   readonly language: string;
   readonly appContext: Readonly<AppContext> | null;
+  /** The engine that will run unless a hook picks another (an `stt_engine` value). */
+  readonly providerId: string;
+  /** Its model. */
+  readonly modelId: string;
   /** The door the dictation came in by. */
   readonly source: DictationSource;
   /** Aborted when the hook's time is up. */
@@ -298,14 +479,27 @@ export interface BeforeTranscribeInput {
  */
 export interface BeforeTranscribeOutput {
   pcm?: Float32Array;
+  /**
+   * The audio as 16-bit mono WAV bytes (Freestyle's field): encoded when first read; set WAV
+   * bytes to replace the audio.
+   */
+  audio?: Uint8Array;
   engine?: string;
+  /** Freestyle's name for `engine`; starts as the engine that would run. */
+  providerId?: string;
   /** "auto" or an ISO 639 code ("de", "pt-br"), as the `language` setting; anything else is reported and ignored. */
   language?: string;
   /** Another model of the engine (an installed model's name), in place of `stt_model`. */
   model?: string;
+  /** Freestyle's name for `model`; starts as the model that would run. */
+  modelId?: string;
   /** The terms that bias recognition of this dictation, in place of the stored vocabulary. */
   vocabulary?: string[];
+  /** Freestyle's name for `vocabulary`. */
+  bias?: string[];
+  /** The transcript: no speech engine runs, and the text goes on through the pipeline. */
   text?: string;
+  /** @deprecated Setting `text` is enough; to deliver nothing, call `api.control.consume()`. */
   consume?: boolean;
 }
 
@@ -313,6 +507,7 @@ export interface BeforeTranscribeOutput {
 export type BeforeTranscribeHook = (
   input: BeforeTranscribeInput,
   output: BeforeTranscribeOutput,
+  api: HookApi,
 ) => void | Promise<void>;
 
 /**
@@ -320,6 +515,35 @@ export type BeforeTranscribeHook = (
  * `time`, and ids, keys and numbers (never content).
  */
 export type ServerEvent = Readonly<{ type: string; time: string } & Record<string, unknown>>;
+
+/**
+ * Freestyle's pipeline events. svc hands them to `event` hooks in-process, with the text (plugins
+ * are trusted code), as `{ type: "dictation.<type>", time, event }`; the `/api/events` socket never
+ * carries them.
+ */
+export type FreestyleEvent =
+  | { type: "recordingStarted" }
+  | { type: "recordingCommitted" }
+  | { type: "recordingCancelled" }
+  | { type: "transcribed"; text: string; durationInSeconds?: number }
+  | { type: "cleaned"; before: string; after: string }
+  | { type: "outputDelivered"; text: string; mode: OutputMode }
+  | {
+      type: "pipelineError";
+      stage: "capture" | "transcribe" | "cleanup" | "transform" | "output";
+      message: string;
+    };
+
+/**
+ * What an `event` hook receives: svc's event fields, and `event`, the same event in Freestyle's
+ * shape (a {@link FreestyleEvent} for pipeline events, the server event itself for the others).
+ *
+ * @example
+ * ```ts
+ * event(input) { if (input.event.type === "transcribed") count += 1; }
+ * ```
+ */
+export type EventHookInput = ServerEvent & { readonly event: Readonly<FreestyleEvent> | ServerEvent };
 
 /**
  * The incoming request as plugin middleware sees it (a Hono `HonoRequest`).
@@ -428,8 +652,15 @@ export interface Plugin {
   /** Adds instructions to the LLM cleanup pass, or skips it. */
   beforeCleanup?: BeforeCleanupHook;
   afterCleanup?: AfterCleanupHook;
-  /** Observes every server event; not awaited, and a throw is logged, never passed on. */
-  event?(event: ServerEvent): void | Promise<void>;
+  /** The last text stage: edits the text or picks how it is delivered (`mode: "none"` suppresses it). */
+  beforeOutput?: BeforeOutputHook;
+  /** Observes every server event and pipeline event; not awaited, and a throw is logged, never passed on. */
+  event?(event: EventHookInput): void | Promise<void>;
+  /**
+   * Runs at load, after the factory and before `setup`, with the plugin's options: what it returns
+   * are defaults for them (the `plugins` setting's values win), which `ctx.options` then holds.
+   */
+  config?(config: Readonly<PluginOptions>): PluginOptions | undefined | Promise<PluginOptions | undefined>;
   /** `"pre"` runs this plugin's hooks before the others', `"post"` after; otherwise `plugins` order. */
   enforce?: "pre" | "post";
   /** Runs when the plugin is unloaded (reload, disable, uninstall, shutdown): stop timers here. */
@@ -502,8 +733,10 @@ export interface PluginPackageJson {
   type: "module";
   main: string;
   files?: string[];
-  dependencies?: { "svc-sdk"?: string };
-  svc: PluginManifest;
+  dependencies?: { "svc-sdk"?: string; "freestyle-voice"?: string };
+  /** The manifest; a package written for Freestyle may carry it as `freestyle` instead (`svc` wins). */
+  svc?: PluginManifest;
+  freestyle?: PluginManifest;
 }
 
 /**
@@ -583,8 +816,9 @@ export type HostActionChannel = keyof HostActionPayloads;
  */
 export interface SvcBridge {
   /**
-   * `fetch` against the server. Only paths in the page's own `/api/plugins/<slug>/` namespace and
-   * `/api/health` are allowed: any other resolves to a 403 with the error code
+   * `fetch` against the server. Only paths in the page's own `/api/plugins/<slug>/` namespace,
+   * `/api/health` and `/api/transcribe` (a page may transcribe files) are allowed: any other
+   * resolves to a 403 with the error code
    * `bridge_forbidden`, never sent. Redirects are not followed: a 3xx answer resolves to a 502
    * `bridge_redirect`. Resolves to a native `Response` (`res.ok` is false for error statuses).
    */
@@ -599,8 +833,65 @@ declare global {
   interface Window {
     /** The svc bridge; undefined outside the app. */
     svc?: SvcBridge;
+    /** The same object as `window.svc`, for pages written for Freestyle. */
+    freestyle?: SvcBridge;
   }
 }
+
+/** Freestyle's name for {@link SvcBridge}. */
+export type FreestyleBridge = SvcBridge;
+
+/** Freestyle's `OutputMode` values. */
+export declare const OutputMode: {
+  readonly Paste: "paste";
+  readonly Clipboard: "clipboard";
+  readonly None: "none";
+};
+
+/** Freestyle's event type names. */
+export declare const FreestyleEventType: {
+  readonly RecordingStarted: "recordingStarted";
+  readonly RecordingCommitted: "recordingCommitted";
+  readonly RecordingCancelled: "recordingCancelled";
+  readonly Transcribed: "transcribed";
+  readonly Cleaned: "cleaned";
+  readonly OutputDelivered: "outputDelivered";
+  readonly PipelineError: "pipelineError";
+};
+
+/** Freestyle's pipeline stage names. */
+export declare const PipelineStage: {
+  readonly Capture: "capture";
+  readonly Transcribe: "transcribe";
+  readonly Cleanup: "cleanup";
+  readonly Transform: "transform";
+  readonly Output: "output";
+};
+
+/**
+ * Reads an app-context header value (JSON or a bare app name) into both spellings.
+ *
+ * @example
+ * ```ts
+ * parseAppContext('{"app":"Slack"}'); // { app: "Slack", appName: "Slack" }
+ * ```
+ */
+export declare function parseAppContext(raw: string | null | undefined): AppContext | undefined;
+
+/**
+ * Adapts a string logger into a {@link PluginLogger}, folding `extra` into the line as JSON.
+ *
+ * @example
+ * ```ts
+ * const logger = createPluginLogger(console);
+ * ```
+ */
+export declare function createPluginLogger(base: {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}): PluginLogger;
 
 /**
  * Wraps a string-to-string function (sync or async) into an {@link AfterCleanupHook}.

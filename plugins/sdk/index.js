@@ -34,7 +34,7 @@ export function definePlugin(factory) {
 }
 
 export function getBridge() {
-  const bridge = typeof globalThis === "object" ? globalThis.svc : undefined;
+  const bridge = typeof globalThis === "object" ? (globalThis.svc ?? globalThis.freestyle) : undefined;
   return bridge && typeof bridge.api === "function" ? bridge : undefined;
 }
 
@@ -45,4 +45,56 @@ export function pluginSlug(name) {
     .replace(/[^A-Za-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .toLowerCase();
+}
+
+// Freestyle's SDK ("freestyle-voice") names the same runtime values: svc answers that import with
+// this module too, so a plugin written for Freestyle runs unedited.
+
+export const OutputMode = Object.freeze({ Paste: "paste", Clipboard: "clipboard", None: "none" });
+
+export const FreestyleEventType = Object.freeze({
+  RecordingStarted: "recordingStarted",
+  RecordingCommitted: "recordingCommitted",
+  RecordingCancelled: "recordingCancelled",
+  Transcribed: "transcribed",
+  Cleaned: "cleaned",
+  OutputDelivered: "outputDelivered",
+  PipelineError: "pipelineError",
+});
+
+export const PipelineStage = Object.freeze({
+  Capture: "capture",
+  Transcribe: "transcribe",
+  Cleanup: "cleanup",
+  Transform: "transform",
+  Output: "output",
+});
+
+export function parseAppContext(raw) {
+  if (!raw) return undefined;
+  let payload;
+  try {
+    payload = JSON.parse(raw);
+  } catch {
+    return { appName: raw };
+  }
+  if (payload === null || typeof payload !== "object") return { appName: String(raw) };
+  const context = {};
+  const app = payload.app ?? payload.appName;
+  const title = payload.windowTitle ?? payload.title;
+  if (app) Object.assign(context, { app, appName: app });
+  if (title) Object.assign(context, { title, windowTitle: title });
+  if (payload.url) context.url = payload.url;
+  if (payload.bundleId) context.bundleId = payload.bundleId;
+  return context;
+}
+
+export function createPluginLogger(base) {
+  const line = (message, extra) => (extra ? `${message} ${JSON.stringify(extra)}` : message);
+  return {
+    debug: (message, extra) => base.debug(line(message, extra)),
+    info: (message, extra) => base.info(line(message, extra)),
+    warn: (message, extra) => base.warn(line(message, extra)),
+    error: (message, extra) => base.error(line(message, extra)),
+  };
 }

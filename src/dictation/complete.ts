@@ -1,5 +1,8 @@
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
+import type { DictationApi, DictationOutcome } from "../plugins/hook-api.ts";
+import type { OutputMode } from "../plugins/hooks-output.ts";
+import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { EngineId } from "./engines/types.ts";
 import type { EngineRef } from "./recognise.ts";
 import type { Timings, Transcription } from "./result.ts";
@@ -7,11 +10,12 @@ import type { Timings, Transcription } from "./result.ts";
 // Completion: what every dictation ends with, whole recording or live session alike: the text
 // pipeline over the engine's text, one history entry and the `transcription.completed` event.
 
-export interface PostProcessed {
+export interface PostProcessed extends DictationOutcome {
   text: string;
   timings: { cleanup: number; dictionary: number; plugins: number };
   format: { id: number; label: string } | null;
   deterministic: string;
+  mode: OutputMode;
 }
 
 export interface HistoryEntry {
@@ -35,9 +39,15 @@ export interface CompletionDeps {
     appContext: AppContext | null;
     language: string | null;
     source: HistorySource;
+    dictation: DictationApi;
+    engine: { id: string; model: string };
   }): Promise<PostProcessed>;
+  /** A new dictation's hook `api` (with `api.llm` when an LLM is configured). */
+  newDictation(): DictationApi;
   record(entry: HistoryEntry): number | null;
-  publish(type: "transcription.completed", data: Record<string, unknown>): void;
+  publish(type: "transcription.completed" | "pipeline.error", data: Record<string, unknown>): void;
+  /** Hands a pipeline event to the plugins' `event` hooks, in-process. */
+  notify?(event: PipelineEvent): void;
 }
 
 /** A recognised dictation on its way to the text pipeline and history. */
@@ -54,6 +64,8 @@ export interface CompleteInput {
   record?: boolean;
   /** Where it came from (history's column, the hooks' `source`); default `api`. */
   source?: HistorySource;
+  /** The dictation's hook `api`, which its beforeTranscribe hooks saw; default a new one. */
+  dictation?: DictationApi;
 }
 
 export interface Completion {
@@ -77,20 +89,63 @@ function roundTimings(t: Timings): Timings {
   };
 }
 
+/** What became of the text when the pipeline did not run (skipped, nothing said, or ended early). */
+function unprocessed(raw: string, dictation: DictationApi): PostProcessed {
+  const outcome = dictation.outcome();
+  const ended = outcome.disposition !== "deliver";
+  return {
+    text: ended ? "" : raw,
+    deterministic: raw,
+    timings: { cleanup: 0, dictionary: 0, plugins: 0 },
+    format: null,
+    disposition: outcome.disposition,
+    reason: outcome.reason,
+    consumedBy: outcome.consumedBy,
+    mode: ended ? "none" : "paste",
+  };
+}
+
 export function createCompletion(deps: CompletionDeps): Completion {
+  /** The plugins' view of how it ended; the bus hears of an abort too, without its text. */
+  function announce(
+    raw: string,
+    processed: PostProcessed,
+    audioDurationMs: number,
+    outcome: DictationOutcome,
+  ): void {
+    const { disposition } = processed;
+    const aborted = abortReport(outcome);
+    if (aborted) {
+      deps.notify?.(aborted.event);
+      deps.publish("pipeline.error", aborted.bus);
+      return;
+    }
+    if (disposition === "suppressed") {
+      deps.notify?.({ type: "outputDelivered", text: "", mode: "none" });
+      return;
+    }
+    if (raw === "") return;
+    deps.notify?.({ type: "transcribed", text: raw, durationInSeconds: audioDurationMs / 1000 });
+    if (processed.text !== raw) deps.notify?.({ type: "cleaned", before: raw, after: processed.text });
+    deps.notify?.({ type: "outputDelivered", text: processed.text, mode: processed.mode });
+  }
+
   return {
     async complete(input) {
       const { raw, language, engine, timings, appContext } = input;
       const source = input.source ?? "api";
+      const dictation = input.dictation ?? deps.newDictation();
       const processed =
-        input.skipPostProcess || raw === ""
-          ? {
+        input.skipPostProcess || raw === "" || dictation.ended
+          ? unprocessed(raw, dictation)
+          : await deps.postProcess({
               text: raw,
-              deterministic: raw,
-              timings: { cleanup: 0, dictionary: 0, plugins: 0 },
-              format: null,
-            }
-          : await deps.postProcess({ text: raw, appContext, language: knownLanguage(language), source });
+              appContext,
+              language: knownLanguage(language),
+              source,
+              dictation,
+              engine,
+            });
       Object.assign(timings, processed.timings);
       const durationMs = performance.now() - input.started;
       const audioDurationMs = Math.round(input.audioDurationMs);
@@ -107,14 +162,19 @@ export function createCompletion(deps: CompletionDeps): Completion {
         format: processed.format,
         source,
       };
-      // Nothing said (silence, only fillers, a start and a stop): there is nothing to remember.
-      const historyId = input.record === false || processed.text.trim() === "" ? null : deps.record(entry);
+      // Nothing said (silence, only fillers, a start and a stop) or nothing delivered (a plugin
+      // consumed it: a voice command): there is nothing to remember.
+      const kept =
+        input.record !== false && processed.disposition === "deliver" && processed.text.trim() !== "";
+      const historyId = kept ? deps.record(entry) : null;
+      announce(raw, processed, audioDurationMs, dictation.outcome());
       deps.publish("transcription.completed", {
         historyId,
         engine: engine.id,
         model: engine.model,
         audioDurationMs,
         durationMs: round(durationMs),
+        disposition: processed.disposition,
       });
       return {
         text: processed.text,
@@ -127,6 +187,10 @@ export function createCompletion(deps: CompletionDeps): Completion {
         historyId,
         format: processed.format,
         timings: roundTimings(timings),
+        disposition: processed.disposition,
+        reason: processed.reason,
+        consumedBy: processed.consumedBy,
+        mode: processed.mode,
       };
     },
   };

@@ -1,12 +1,15 @@
 import { isAppError, reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
-import type { AfterCleanupHook, BeforeTranscribeHook } from "../plugins/hooks.ts";
+import type { AfterCleanupHook } from "../plugins/hooks.ts";
+import type { BeforeTranscribeHook } from "../plugins/hooks-audio.ts";
+import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
+import { encodeWav } from "./engines/remote/wav-encode.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
 import { createKeepAlive, keepAliveMs } from "./keep-alive.ts";
 import { createScheduler } from "./scheduler.ts";
@@ -29,6 +32,8 @@ export interface DictationOptions {
     beforeTranscribe: readonly BeforeTranscribeHook[];
   };
   events: EventBus;
+  /** Hands pipeline events (Freestyle's `transcribed`, `cleaned`, …) to the plugins' event hooks. */
+  notify?(event: PipelineEvent): void;
   logger: Logger;
   /** `energy`: the energy detector instead of Silero VAD (SVC_VAD), for machines short of memory. */
   vad?: "silero" | "energy";
@@ -98,11 +103,15 @@ export function createDictation(options: DictationOptions): Dictation {
         keepAlive.used();
       }
     };
+  // Audio a beforeTranscribe hook hands back is held to the same length as a request's.
+  const maxHookAudioMs = () => services.settings.get("max_audio_seconds") * 1000;
   const engineTranscriber = createTranscriber({
     decode: (bytes, type, maxDurationMs) => decodeAudio(bytes, type, { maxDurationMs }),
     engine: (override, choice) => engines.current(override, choice),
     scheduler,
     postProcess: (input) => pipeline.run(input),
+    newDictation: () => pipeline.newDictation(),
+    notify: options.notify,
     record: (entry) =>
       services.history.record({
         rawText: entry.raw,
@@ -126,7 +135,11 @@ export function createDictation(options: DictationOptions): Dictation {
       language: services.settings.get("language"),
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
+      model: services.settings.get("stt_model"),
     }),
+    encodeWav: (pcm) => encodeWav(pcm),
+    decodeWav: async (bytes) =>
+      (await decodeAudio(bytes, "audio/wav", { maxDurationMs: maxHookAudioMs() })).pcm,
     hasSpeech: (pcm, signal) => vad.hasSpeech(pcm, signal),
     beforeTranscribe: () => options.transcriptHooks?.().beforeTranscribe ?? [],
     warn: (message, fields) => logger.warn(message, fields),

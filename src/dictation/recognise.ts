@@ -1,11 +1,12 @@
 import { AppError, reasonOf } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
+import type { DictationApi } from "../plugins/hook-api.ts";
+import { type DictationSource, hookAppContext } from "../plugins/hooks.ts";
 import {
   type BeforeTranscribeHook,
-  type BeforeTranscribeOutput,
-  type DictationSource,
   runBeforeTranscribe,
-} from "../plugins/hooks.ts";
+  type TranscribePlan,
+} from "../plugins/hooks-audio.ts";
 import { isNearSilent, measureLevel, SAMPLE_RATE } from "./audio/index.ts";
 import { splitAudio } from "./chunking.ts";
 import type { ActiveEngine, EngineOverrides } from "./engine-provider.ts";
@@ -35,6 +36,8 @@ export interface RecognitionLimits {
   hookTimeoutMs: number;
   /** The `stt_engine` setting. */
   engine: EngineId;
+  /** The `stt_model` setting (what hooks see as `modelId`). */
+  model: string;
 }
 
 export interface RecognitionDeps {
@@ -51,12 +54,18 @@ export interface RecognitionDeps {
   beforeTranscribe?(): readonly BeforeTranscribeHook[];
   /** Reports a plugin hook's failure (the dictation goes on without its changes). */
   warn?(message: string, fields: Record<string, unknown>): void;
+  /** 16-bit WAV of 16 kHz samples, for hooks that read `output.audio`. */
+  encodeWav?(pcm: Float32Array): Uint8Array;
+  /** WAV bytes a hook set as `output.audio`, decoded to 16 kHz mono. */
+  decodeWav?(bytes: Uint8Array): Promise<Float32Array>;
 }
 
 /** Who a dictation is for, as plugin hooks see it. */
 export interface HookContext {
   source: DictationSource;
   appContext: AppContext | null;
+  /** The dictation's `api`, shared by all its hooks: consumed or aborted, no engine runs. */
+  dictation: DictationApi;
 }
 
 /** Audio to recognise, and how. */
@@ -171,7 +180,14 @@ export function deadline(timeoutMs: number, caller?: AbortSignal) {
   };
 }
 
-type Plan = BeforeTranscribeOutput & { consumedBy: string | null };
+const noPlan: TranscribePlan = { answeredBy: null, errors: [] };
+
+const noWav = (): Uint8Array => {
+  throw new Error("this host cannot encode WAV");
+};
+const noDecode = async (): Promise<Float32Array> => {
+  throw new Error("this host cannot decode WAV");
+};
 
 export function createRecognition(deps: RecognitionDeps): Recognition {
   /** The engine over `pcm` in windows, through the scheduler, then the hallucination guard. */
@@ -245,15 +261,32 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
   async function beforeTranscribe(
     input: RecogniseInput,
     hooks: HookContext,
-    timeoutMs: number,
-  ): Promise<Plan> {
+    limits: RecognitionLimits,
+  ): Promise<TranscribePlan> {
     const registered = deps.beforeTranscribe?.() ?? [];
-    if (registered.length === 0) return { consumedBy: null };
+    if (registered.length === 0) return noPlan;
     const durationMs = input.durationMs ?? (input.pcm.length / SAMPLE_RATE) * 1000;
     const plan = await runBeforeTranscribe(
       registered,
-      { pcm: input.pcm, sampleRate: SAMPLE_RATE, durationMs, language: input.language, ...hooks },
-      { timeoutMs, isEngine: isEngineId, language: languageTag },
+      {
+        pcm: input.pcm,
+        sampleRate: SAMPLE_RATE,
+        durationMs,
+        audioDurationMs: durationMs,
+        language: input.language,
+        appContext: hookAppContext(hooks.appContext),
+        providerId: input.engine ?? limits.engine,
+        modelId: input.model ?? limits.model,
+        source: hooks.source,
+      },
+      {
+        timeoutMs: limits.hookTimeoutMs,
+        dictation: hooks.dictation,
+        isEngine: isEngineId,
+        language: languageTag,
+        encodeWav: deps.encodeWav ?? noWav,
+        decodeWav: deps.decodeWav ?? noDecode,
+      },
     );
     for (const error of plan.errors) deps.warn?.(error.message, { plugin: error.plugin, hook: error.hook });
     return plan;
@@ -261,19 +294,28 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
 
   async function recognise(input: RecogniseInput): Promise<Recognised> {
     const limits = deps.limits();
-    const plan = input.hooks ? await beforeTranscribe(input, input.hooks, limits.hookTimeoutMs) : null;
-    const pcm = plan?.pcm ?? input.pcm;
-    const language = plan?.language ?? input.language;
-    const engineId = (plan?.engine as EngineId | undefined) ?? input.engine;
-    if (plan?.consume && plan.text !== undefined) {
-      const engine = { id: engineId ?? limits.engine, model: `plugin:${plan.consumedBy}` };
+    const plan = input.hooks ? await beforeTranscribe(input, input.hooks, limits) : noPlan;
+    const pcm = plan.pcm ?? input.pcm;
+    const language = plan.language ?? input.language;
+    const engineId = (plan.engine as EngineId | undefined) ?? input.engine;
+    // Consumed or aborted (here or in an earlier piece): nothing will be delivered, so no engine runs.
+    if (input.hooks?.dictation.ended) {
+      return {
+        text: "",
+        language,
+        segments: [],
+        engine: { id: engineId ?? limits.engine, model: input.model ?? limits.model },
+      };
+    }
+    if (plan.text !== undefined) {
+      const engine = { id: engineId ?? limits.engine, model: `plugin:${plan.answeredBy}` };
       return { text: plan.text, language, segments: [], engine };
     }
     // Loading a model (only the first time, or after a settings change) counts as engine time.
     const loading = performance.now();
     const active = await deps.engine(engineId, {
-      model: plan?.model ?? input.model,
-      vocabulary: plan?.vocabulary,
+      model: plan.model ?? input.model,
+      vocabulary: plan.vocabulary,
       keywords: input.keywords,
       prompt: input.prompt,
     });

@@ -26,6 +26,14 @@ export const transcribeResultSchema = v.object({
   historyId: v.nullable(v.number()),
   format: v.nullable(v.object({ id: v.number(), label: v.string() })),
   timings: timingSchema,
+  /** `deliver`; `suppressed` (a plugin consumed it, or chose mode none) or `aborted`: `text` is empty. */
+  disposition: v.picklist(["deliver", "suppressed", "aborted"]),
+  /** The reason the plugin gave; null when delivered. */
+  reason: v.nullable(v.string()),
+  /** The plugin that consumed, suppressed or aborted it; null when delivered. */
+  consumedBy: v.nullable(v.string()),
+  /** How to deliver the text: paste (type it), clipboard, or none. */
+  mode: v.picklist(["paste", "clipboard", "none"]),
 });
 
 export type Timings = v.InferOutput<typeof timingSchema>;

@@ -1,5 +1,7 @@
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
+import type { DictationApi } from "../plugins/hook-api.ts";
+import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import { type Completion, type CompletionDeps, createCompletion } from "./complete.ts";
 import type { EngineId } from "./engines/types.ts";
 import {
@@ -59,6 +61,10 @@ export interface TranscribeInput {
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
 export interface Transcriber extends Recognizer, Completion {
   transcribe(input: TranscribeInput): Promise<Transcription>;
+  /** A new dictation's hook `api` (a live session holds one for all its pieces). */
+  newDictation(): DictationApi;
+  /** Hands a pipeline event to the plugins' `event` hooks (a live session's recording events). */
+  notify(event: PipelineEvent): void;
 }
 
 export function createTranscriber(deps: TranscriberDeps): Transcriber {
@@ -74,6 +80,8 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     timings.decode = performance.now() - started;
     const appContext = input.appContext ?? null;
     const source = input.source ?? "api";
+    // One hook `api` for the whole dictation: what beforeTranscribe decides holds for the rest.
+    const dictation = deps.newDictation();
     let recognised: Recognised;
     try {
       recognised = await recognition.recognise({
@@ -87,7 +95,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
         translate: input.translate,
         words: input.words,
         temperature: input.temperature,
-        hooks: { source, appContext },
+        hooks: { source, appContext, dictation },
         detectSpeech: true,
         signal,
         timings,
@@ -106,8 +114,11 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       skipPostProcess: input.skipPostProcess,
       record: input.record,
       source,
+      dictation,
     });
-    if (input.detail) {
+    // A dictation a plugin consumed delivers nothing: no segments either.
+    if (input.detail && result.disposition !== "deliver") result.segments = [];
+    else if (input.detail) {
       // Timed parts read like the text where its words still line up with the engine's; else
       // (cleanup rephrased it) they keep the engine's text with the dictionary applied.
       const finished = input.skipPostProcess ? null : finishedSegments(recognised.segments, result.text);
@@ -126,5 +137,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     activeEngine: recognition.activeEngine,
     isIdle: recognition.isIdle,
     complete: completion.complete,
+    newDictation: deps.newDictation,
+    notify: (event) => deps.notify?.(event),
   };
 }

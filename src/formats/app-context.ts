@@ -38,9 +38,16 @@ function decodeHeader(raw: string): string {
   }
 }
 
+/** Freestyle's clients spell two fields their own way (`appName`, `windowTitle`); svc's names win. */
+function withSvcNames(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const { appName, windowTitle, ...rest } = value as Record<string, unknown>;
+  return { app: appName, title: windowTitle, ...rest };
+}
+
 function fromObject(value: unknown): AppContext | null {
   if (Array.isArray(value)) throw invalid("The app context must be an object, not an array.");
-  const result = v.safeParse(appContextSchema, value);
+  const result = v.safeParse(appContextSchema, withSvcNames(value));
   if (!result.success) throw invalid("The app context is not valid.", describeIssues(result.issues));
   const context: AppContext = {};
   for (const field of ["app", "title", "url"] as const) {
@@ -53,7 +60,8 @@ function fromObject(value: unknown): AppContext | null {
 /**
  * Reads an app context from the `x-app-context` header (JSON object or bare app name, optionally
  * percent-encoded) or from an already-parsed object (a JSON body field). Absent or blank → null;
- * malformed → 400 `invalid_app_context`. Extra fields (bundleId, …) are ignored.
+ * malformed → 400 `invalid_app_context`. Freestyle's `appName` and `windowTitle` stand for `app`
+ * and `title` when those are absent; other fields (bundleId, …) are ignored.
  */
 export function parseAppContext(raw: unknown): AppContext | null {
   if (raw === undefined || raw === null) return null;

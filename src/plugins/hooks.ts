@@ -1,17 +1,41 @@
 import { reasonOf } from "../errors.ts";
 import type { AppContext } from "../formats/app-context.ts";
 import type { HistorySource } from "../history/items.ts";
+import type { DictationApi, HookApi } from "./hook-api.ts";
 import { StepTimeout, withTimeout } from "./timeout.ts";
 
 /**
  * The plugin text-hook contract and its one guarded runner: hooks run in order, each under a
  * timeout, and a hook that throws, hangs or writes garbage is reported with its plugin's name while
- * the chain goes on with the last good text. A plugin can never break a dictation. The SDK's
- * `AfterCleanupInput` and `AfterCleanupHook` (plugins/sdk/index.d.ts) are these types, which
+ * the chain goes on with the last good text. A plugin can never break a dictation. Every hook gets
+ * the dictation's `api` as its third argument (hook-api.ts): a consumed or aborted dictation runs
+ * no further hook. The SDK's hook types (plugins/sdk/index.d.ts) are these types, which
  * test/plugins/sdk-conformance.test.ts proves.
  */
 
 export type { AppContext };
+
+/**
+ * The app the user dictated into, as hooks see it: svc's spelling (`app`, `title`) and
+ * Freestyle's (`appName`, `windowTitle`) side by side, so plugins written for either read it.
+ */
+export interface HookAppContext {
+  app?: string;
+  title?: string;
+  url?: string;
+  appName?: string;
+  windowTitle?: string;
+  bundleId?: string;
+}
+
+/** The hooks' view of an app context: both spellings of each field. */
+export function hookAppContext(context: AppContext | null): Readonly<HookAppContext> | null {
+  if (context === null) return null;
+  const view: HookAppContext = { ...context };
+  if (context.app !== undefined) view.appName = context.app;
+  if (context.title !== undefined) view.windowTitle = context.title;
+  return Object.freeze(view);
+}
 
 /**
  * The door a dictation came in by: `api` (POST /api/transcribe, the console's upload,
@@ -25,11 +49,15 @@ export interface HookInput {
   readonly text: string;
   /** The transcript as the speech engine returned it. */
   readonly raw: string;
-  readonly appContext: Readonly<AppContext> | null;
+  readonly appContext: Readonly<HookAppContext> | null;
   /** BCP 47 tag of the transcript, null when unknown. */
   readonly language: string | null;
   /** The door the dictation came in by. */
   readonly source: DictationSource;
+  /** The speech engine that produced the transcript (`none` for text sent to /api/post-process). */
+  readonly providerId: string;
+  /** Its model (`none` for text sent to /api/post-process). */
+  readonly modelId: string;
   /** Aborted when this hook's time is up; long-running hooks should stop then. */
   readonly signal: AbortSignal;
 }
@@ -38,25 +66,51 @@ export interface HookOutput {
   text: string;
 }
 
-/** An `afterTranscribe` hook's output: `consume` marks the text handled (a voice command). */
+/**
+ * An `afterTranscribe` hook's output: `final` makes the text final (no cleanup, dictionary or
+ * later hooks; it is still delivered). `consume` is its former name, still read.
+ */
 export interface TranscriptHookOutput extends HookOutput {
+  final?: boolean;
+  /** @deprecated Use `final`; to deliver nothing, call `api.control.consume()`. */
   consume?: boolean;
 }
 
 /** The text hooks svc runs, by name; `afterTranscribe` runs on the raw transcript, before cleanup. */
 export type TextHookName = "afterTranscribe" | "afterCleanup";
 
-/** What a `beforeCleanup` hook may change about the LLM cleanup pass. */
+/** Freestyle's cleanup destinations; svc routes by formats, so it always says `overall`. */
+export type CleanupToneDestination = "overall" | "personal" | "work" | "email";
+
+export interface BeforeCleanupInput extends HookInput {
+  readonly destination: CleanupToneDestination;
+}
+
+/**
+ * What a `beforeCleanup` hook may change about the LLM cleanup pass. `instructions` and `system`
+ * are one list under two names; `skipLlm` and `skip` likewise.
+ */
 export interface BeforeCleanupOutput {
   /** Lines added to the LLM's instructions (after the matched format's). */
   instructions: string[];
+  /** The same list as `instructions` (Freestyle's name). */
+  system: string[];
   /** True skips the LLM pass: the deterministic cleanup's text goes on. */
   skipLlm: boolean;
+  /** Freestyle's name for `skipLlm`. */
+  skip?: boolean;
+  /** Replaces the instructions outright: the format's and every plugin's lines. */
+  prompt?: string;
+  /** Accepted for Freestyle's plugins; svc routes by formats and ignores it. */
+  destination?: CleanupToneDestination;
 }
+
+/** A hook body: read-only `input`, mutable `output`, and the dictation's `api`. */
+export type HookRun<I, O> = (input: I, output: O, api: HookApi) => void | Promise<void>;
 
 export interface BeforeCleanupHook {
   pluginName: string;
-  run: (input: HookInput, output: BeforeCleanupOutput) => void | Promise<void>;
+  run: HookRun<BeforeCleanupInput, BeforeCleanupOutput>;
 }
 
 export interface AfterCleanupHook {
@@ -65,12 +119,17 @@ export interface AfterCleanupHook {
    * Mutates `output.text`. A hook that works asynchronously must return its promise: whatever it
    * writes after returning (or after its timeout) is discarded.
    */
-  run: (input: HookInput, output: HookOutput) => void | Promise<void>;
+  run: HookRun<HookInput, HookOutput>;
+}
+
+export interface AfterTranscribeHook {
+  pluginName: string;
+  run: HookRun<HookInput, TranscriptHookOutput>;
 }
 
 export interface HookError {
   plugin: string;
-  hook: TextHookName | "beforeCleanup" | "beforeTranscribe";
+  hook: TextHookName | "beforeCleanup" | "beforeTranscribe" | "beforeOutput";
   /** `plugin "<name>" failed in <hook>: <reason>`. */
   message: string;
 }
@@ -84,8 +143,8 @@ export interface HookRunResult {
   text: string;
   errors: HookError[];
   timings: HookTiming[];
-  /** afterTranscribe: the plugin that consumed the text (the chain stopped there), else null. */
-  consumedBy: string | null;
+  /** afterTranscribe: the plugin that made the text final (the chain stopped there), else null. */
+  finalBy: string | null;
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -95,15 +154,16 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
  * Calls one hook under its time limit, with a signal aborted when the time is up; a late or
  * overrunning hook throws.
  */
-async function guarded<I extends { readonly signal: AbortSignal }, O>(
-  run: (input: I, output: O) => void | Promise<void>,
+export async function guarded<I extends { readonly signal: AbortSignal }, O>(
+  run: HookRun<I, O>,
   input: Omit<I, "signal">,
   output: O,
   timeoutMs: number,
+  api: HookApi,
 ): Promise<void> {
   const controller = new AbortController();
   const started = performance.now();
-  const result = run(Object.freeze({ ...input, signal: controller.signal }) as I, output);
+  const result = run(Object.freeze({ ...input, signal: controller.signal }) as I, output, api);
   if (!isThenable(result)) {
     // A synchronous hook cannot be stopped, but one that overran is treated like a late
     // asynchronous one: its text is dropped.
@@ -119,84 +179,116 @@ async function guarded<I extends { readonly signal: AbortSignal }, O>(
   }
 }
 
-/** Runs one text hook on a private output object; resolves to what it left, or throws why not. */
-async function runOne(
-  hook: AfterCleanupHook,
-  input: Omit<HookInput, "signal">,
-  text: string,
-  timeoutMs: number,
-): Promise<{ text: string; consume: boolean }> {
-  const output: TranscriptHookOutput = { text };
-  await guarded(hook.run, { ...input, text }, output, timeoutMs);
-  // Read once: later writes by a straggling hook land on an object nobody looks at again.
-  const value: unknown = output.text;
-  if (typeof value !== "string") throw new Error(`output.text must be a string, got ${typeOf(value)}`);
-  return { text: value, consume: output.consume === true };
+/**
+ * The loop every hook kind shares: skipped once the dictation ended, each plugin in order, the
+ * propagation flag reset at the start and obeyed after each plugin, who ended the run remembered.
+ */
+export async function eachHook<H extends { pluginName: string }>(
+  name: HookError["hook"],
+  hooks: readonly H[],
+  dictation: DictationApi,
+  call: (hook: H) => Promise<"stop" | undefined>,
+): Promise<void> {
+  if (dictation.ended) return;
+  dictation.control.resetPropagationForNextHook();
+  for (const hook of hooks) {
+    const verdict = await call(hook);
+    dictation.settle(hook.pluginName, name);
+    if (verdict === "stop" || dictation.ended || dictation.control.propagationStopped) break;
+  }
 }
+
+export const failure = (plugin: string, hook: HookError["hook"], error: unknown): HookError => ({
+  plugin,
+  hook,
+  message: `plugin "${plugin}" failed in ${hook}: ${reasonOf(error)}`,
+});
 
 const typeOf = (value: unknown): string => (value === null ? "null" : typeof value);
 
-const isStringArray = (value: unknown): value is string[] =>
+export const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === "string");
 
 /**
- * Runs `hooks` in order starting from `text`. The timeout bounds asynchronous hooks, whose late
- * results are discarded; synchronous hooks cannot be interrupted, but an overrun one's text is
- * discarded all the same.
+ * Runs `hooks` in order starting from `text`, each on a private output object. The timeout bounds
+ * asynchronous hooks, whose late results are discarded; synchronous hooks cannot be interrupted,
+ * but an overrun one's text is discarded all the same.
  */
 export async function runHooks(
-  hooks: readonly AfterCleanupHook[],
+  hooks: readonly (AfterCleanupHook | AfterTranscribeHook)[],
   input: Omit<HookInput, "signal">,
   text: string,
-  options: { timeoutMs: number; hook?: TextHookName },
+  options: { timeoutMs: number; hook?: TextHookName; dictation: DictationApi },
 ): Promise<HookRunResult> {
   const name = options.hook ?? "afterCleanup";
   const errors: HookError[] = [];
   const timings: HookTiming[] = [];
   let current = text;
-  let consumedBy: string | null = null;
-  for (const hook of hooks) {
+  let finalBy: string | null = null;
+  await eachHook(name, hooks, options.dictation, async (hook) => {
     const started = performance.now();
     try {
-      const result = await runOne(hook, input, current, options.timeoutMs);
-      current = result.text;
-      if (name === "afterTranscribe" && result.consume) consumedBy = hook.pluginName;
+      const output: TranscriptHookOutput = { text: current };
+      await guarded(hook.run, { ...input, text: current }, output, options.timeoutMs, options.dictation.api);
+      // Read once: later writes by a straggling hook land on an object nobody looks at again.
+      const value: unknown = output.text;
+      if (typeof value !== "string") throw new Error(`output.text must be a string, got ${typeOf(value)}`);
+      current = value;
+      if (name === "afterTranscribe" && (output.final === true || output.consume === true))
+        finalBy = hook.pluginName;
     } catch (error) {
-      const message = `plugin "${hook.pluginName}" failed in ${name}: ${reasonOf(error)}`;
-      errors.push({ plugin: hook.pluginName, hook: name, message });
+      errors.push(failure(hook.pluginName, name, error));
     }
     timings.push({ plugin: hook.pluginName, ms: performance.now() - started });
-    if (consumedBy !== null) break;
-  }
-  return { text: current, errors, timings, consumedBy };
+    return finalBy === null ? undefined : "stop";
+  });
+  return { text: current, errors, timings, finalBy };
+}
+
+/** What the `beforeCleanup` hooks decided together. */
+export interface CleanupPlan {
+  instructions: string[];
+  skipLlm: boolean;
+  /** A plugin's replacement for all instructions, the last one set. */
+  prompt: string | null;
+  errors: HookError[];
+}
+
+/** One beforeCleanup output's lines, under either name, each list once. */
+function linesOf(output: BeforeCleanupOutput): string[] {
+  const lists = [...new Set([output.instructions, output.system])];
+  if (!lists.every(isStringArray))
+    throw new Error("output.system (instructions) must be an array of strings");
+  return lists.flat();
 }
 
 /**
  * Runs `beforeCleanup` hooks in order, each under the time limit: they add instructions to the LLM
- * pass or skip it. A failing hook's changes are dropped and reported; the others stand.
+ * pass, replace them, or skip it. A failing hook's changes are dropped and reported.
  */
 export async function runBeforeCleanup(
   hooks: readonly BeforeCleanupHook[],
-  input: Omit<HookInput, "signal">,
-  options: { timeoutMs: number },
-): Promise<BeforeCleanupOutput & { errors: HookError[] }> {
-  const instructions: string[] = [];
-  let skipLlm = false;
-  const errors: HookError[] = [];
-  for (const hook of hooks) {
-    const output: BeforeCleanupOutput = { instructions: [], skipLlm: false };
+  input: Omit<BeforeCleanupInput, "signal">,
+  options: { timeoutMs: number; dictation: DictationApi },
+): Promise<CleanupPlan> {
+  const plan: CleanupPlan = { instructions: [], skipLlm: false, prompt: null, errors: [] };
+  await eachHook("beforeCleanup", hooks, options.dictation, async (hook) => {
+    const lines: string[] = [];
+    const output: BeforeCleanupOutput = { instructions: lines, system: lines, skipLlm: false };
     try {
-      await guarded(hook.run, input, output, options.timeoutMs);
-      const added: unknown = output.instructions;
-      if (!isStringArray(added)) throw new Error("output.instructions must be an array of strings");
-      instructions.push(...added);
-      if (output.skipLlm === true) skipLlm = true;
+      await guarded(hook.run, input, output, options.timeoutMs, options.dictation.api);
+      const added = linesOf(output);
+      if (output.prompt !== undefined && typeof output.prompt !== "string")
+        throw new Error("output.prompt must be a string");
+      plan.instructions.push(...added);
+      if (output.skipLlm === true || output.skip === true) plan.skipLlm = true;
+      if (typeof output.prompt === "string") plan.prompt = output.prompt;
     } catch (error) {
-      const message = `plugin "${hook.pluginName}" failed in beforeCleanup: ${reasonOf(error)}`;
-      errors.push({ plugin: hook.pluginName, hook: "beforeCleanup", message });
+      plan.errors.push(failure(hook.pluginName, "beforeCleanup", error));
     }
-  }
-  return { instructions, skipLlm, errors };
+    return undefined;
+  });
+  return plan;
 }
 
 /**
@@ -209,94 +301,4 @@ export function transformHook(
   return async (input, output) => {
     output.text = await fn(output.text, input);
   };
-}
-
-/**
- * What a `beforeTranscribe` hook sees: the decoded audio (mono, 16 kHz) and the request. A whole
- * recording is one call; a live dictation (`live`, `wyoming`, `svc dictate`) calls once per
- * committed piece, the speech between two pauses, and never for its partial guesses.
- */
-export interface BeforeTranscribeInput {
-  readonly pcm: Float32Array;
-  readonly sampleRate: number;
-  readonly durationMs: number;
-  /** The language asked for ("auto" when the engine should detect it). */
-  readonly language: string;
-  readonly appContext: Readonly<AppContext> | null;
-  /** The door the dictation came in by. */
-  readonly source: DictationSource;
-  readonly signal: AbortSignal;
-}
-
-/** What a `beforeTranscribe` hook may change for this one dictation. */
-export interface BeforeTranscribeOutput {
-  /** Replacement audio (mono, 16 kHz, samples in [-1, 1]), e.g. trimmed or filtered. */
-  pcm?: Float32Array;
-  /** Another engine (an `stt_engine` value) for this dictation. */
-  engine?: string;
-  /** Another language (an ISO 639 code, or "auto"). */
-  language?: string;
-  /** Another model of the engine (an installed model's name, in place of `stt_model`). */
-  model?: string;
-  /** The terms that bias recognition of this dictation, in place of the stored vocabulary. */
-  vocabulary?: string[];
-  /** With `consume`: the transcript, so no speech engine runs. */
-  text?: string;
-  consume?: boolean;
-}
-
-export interface BeforeTranscribeHook {
-  pluginName: string;
-  run: (input: BeforeTranscribeInput, output: BeforeTranscribeOutput) => void | Promise<void>;
-}
-
-/**
- * Runs `beforeTranscribe` hooks in order, each on the audio the ones before left, under the time
- * limit. A hook whose output is malformed or that fails is reported and its changes dropped; one
- * that consumes stops the chain with its text.
- */
-export async function runBeforeTranscribe(
-  hooks: readonly BeforeTranscribeHook[],
-  input: Omit<BeforeTranscribeInput, "signal">,
-  options: {
-    timeoutMs: number;
-    isEngine(value: string): boolean;
-    /** The language tag as svc stores it, or undefined when the value is not one. */
-    language(value: string): string | undefined;
-  },
-): Promise<BeforeTranscribeOutput & { errors: HookError[]; consumedBy: string | null }> {
-  const plan: BeforeTranscribeOutput = {};
-  const errors: HookError[] = [];
-  let consumedBy: string | null = null;
-  for (const hook of hooks) {
-    const output: BeforeTranscribeOutput = {};
-    try {
-      const current = { ...input, pcm: plan.pcm ?? input.pcm, language: plan.language ?? input.language };
-      await guarded(hook.run, current, output, options.timeoutMs);
-      const { pcm, engine, language, model, vocabulary, text, consume } = output;
-      if (pcm !== undefined && !(pcm instanceof Float32Array))
-        throw new Error("output.pcm must be a Float32Array");
-      if (engine !== undefined && !options.isEngine(engine))
-        throw new Error(`output.engine "${engine}" is not an engine`);
-      const tag = typeof language === "string" ? options.language(language) : undefined;
-      if (language !== undefined && tag === undefined)
-        throw new Error(`output.language ${JSON.stringify(language)} is not "auto" or an ISO 639 code`);
-      if (model !== undefined && typeof model !== "string") throw new Error("output.model must be a string");
-      if (vocabulary !== undefined && !isStringArray(vocabulary))
-        throw new Error("output.vocabulary must be an array of strings");
-      if (consume === true && typeof text !== "string") throw new Error("output.consume needs output.text");
-      const changes = { pcm, engine, language: tag, model, vocabulary };
-      Object.assign(plan, Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)));
-      if (consume === true) {
-        plan.text = text;
-        plan.consume = true;
-        consumedBy = hook.pluginName;
-      }
-    } catch (error) {
-      const message = `plugin "${hook.pluginName}" failed in beforeTranscribe: ${reasonOf(error)}`;
-      errors.push({ plugin: hook.pluginName, hook: "beforeTranscribe", message });
-    }
-    if (consumedBy !== null) break;
-  }
-  return { ...plan, errors, consumedBy };
 }

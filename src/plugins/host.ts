@@ -4,11 +4,14 @@ import { reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import { scanPluginsDir } from "./discovery.ts";
-import type { BeforeCleanupHook, BeforeTranscribeHook } from "./hooks.ts";
+import type { AfterTranscribeHook, BeforeCleanupHook } from "./hooks.ts";
+import type { BeforeTranscribeHook } from "./hooks-audio.ts";
+import type { BeforeOutputHook } from "./hooks-output.ts";
 import type { Installer } from "./installer.ts";
 import { createLifecycle, type PluginLifecycle } from "./lifecycle.ts";
 import { type LoadResult, loadAll, parseEntry, unlisted } from "./load-all.ts";
 import { disposePlugin } from "./loader.ts";
+import type { PipelineEvent } from "./pipeline-events.ts";
 import { provideSdk } from "./sdk-provider.ts";
 import { defaultStorageLimits, type StorageLimits } from "./storage.ts";
 import {
@@ -48,6 +51,11 @@ export interface PluginHost extends PluginLifecycle {
   hooks(): readonly PluginHook[];
   /** The hooks that run before `afterCleanup`, in the same order. */
   transcriptHooks(): TranscriptHooks;
+  /**
+   * Hands a pipeline event to every loaded plugin's `event` hook, in-process: `type` is
+   * `dictation.<name>` and `event` is Freestyle's object, with the text.
+   */
+  notify(event: PipelineEvent): void;
   /** The loaded plugin that owns the namespace `slug`. */
   find(slug: string): LoadedPlugin | undefined;
   /** Unloads every plugin (shutdown). */
@@ -56,8 +64,9 @@ export interface PluginHost extends PluginLifecycle {
 
 export interface TranscriptHooks {
   beforeTranscribe: readonly BeforeTranscribeHook[];
-  afterTranscribe: readonly PluginHook[];
+  afterTranscribe: readonly AfterTranscribeHook[];
   beforeCleanup: readonly BeforeCleanupHook[];
+  beforeOutput: readonly BeforeOutputHook[];
 }
 
 interface Generation extends LoadResult {
@@ -71,14 +80,16 @@ const empty: Generation = {
   statuses: [],
   bySlug: new Map(),
   hooks: [],
-  transcript: { beforeTranscribe: [], afterTranscribe: [], beforeCleanup: [] },
+  transcript: { beforeTranscribe: [], afterTranscribe: [], beforeCleanup: [], beforeOutput: [] },
 };
 
 const rank = (plugin: LoadedPlugin) =>
   plugin.plugin.enforce === "pre" ? 0 : plugin.plugin.enforce === "post" ? 2 : 1;
 
 /** The plugins' hooks of one kind, in the order given. */
-function hooksOf<K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup" | "beforeTranscribe">(
+function hooksOf<
+  K extends "afterCleanup" | "afterTranscribe" | "beforeCleanup" | "beforeTranscribe" | "beforeOutput",
+>(
   ordered: readonly LoadedPlugin[],
   kind: K,
 ): { pluginName: string; run: NonNullable<LoadedPlugin["plugin"][K]> }[] {
@@ -98,8 +109,13 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
   let unsubscribe: (() => void) | undefined;
   let unobserve: (() => void) | undefined;
 
-  /** Hands a server event to every loaded plugin's `event` hook; one that throws is reported. */
-  function observe(event: Readonly<Record<string, unknown>>): void {
+  /**
+   * Hands a server event to every loaded plugin's `event` hook; one that throws is reported. The
+   * object carries svc's fields and, under `event`, the same event as Freestyle's hooks take it
+   * (`{ event }`): a plugin written for either reads its own shape.
+   */
+  function observe(event: Readonly<Record<string, unknown>>, freestyle: object = event): void {
+    const shared = Object.freeze({ ...event, event: Object.freeze({ ...freestyle }) });
     for (const plugin of current.loaded) {
       const hook = plugin.plugin.event;
       if (!hook) continue;
@@ -109,7 +125,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
           hook: "event",
         });
       try {
-        const result: unknown = hook(Object.freeze({ ...event }));
+        const result: unknown = hook(shared);
         if (result instanceof Promise) result.catch(failed);
       } catch (error) {
         failed(error);
@@ -139,6 +155,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
         logger,
         timeouts,
         installer,
+        readSetting: (key) => settings.read(key),
       },
       settings.entries(),
       new Set(settings.disabled()),
@@ -156,6 +173,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
         beforeTranscribe: hooksOf(ordered, "beforeTranscribe"),
         afterTranscribe: hooksOf(ordered, "afterTranscribe"),
         beforeCleanup: hooksOf(ordered, "beforeCleanup"),
+        beforeOutput: hooksOf(ordered, "beforeOutput"),
       },
     };
     await unload(previous.loaded);
@@ -220,7 +238,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
       await mkdir(pluginsDir, { recursive: true });
       await installer?.recover();
       provideSdk();
-      unobserve ??= events.subscribe(observe);
+      unobserve ??= events.subscribe((event) => observe(event));
       unsubscribe ??= settings.onChange(() => {
         reload().catch((error) => logger.error("reloading plugins failed", { error: reasonOf(error) }));
       });
@@ -230,6 +248,9 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     list,
     hooks: () => current.hooks,
     transcriptHooks: () => current.transcript,
+    notify(event) {
+      observe({ ...event, type: `dictation.${event.type}`, time: new Date().toISOString() }, event);
+    },
     find: (slug) => current.bySlug.get(slug),
     async stop() {
       unsubscribe?.();

@@ -30,6 +30,8 @@ export interface LoadAllDeps {
   logger: Logger;
   timeouts: PluginTimeouts;
   installer: Installer | undefined;
+  /** svc's settings as plugins may read them: as text, secrets never. */
+  readSetting(key: string): string | undefined;
 }
 
 export interface LoadResult {
@@ -183,6 +185,7 @@ export async function loadAll(
         storage: createPluginStorage(deps.storage, name, deps.storageLimits),
         logger: deps.logger,
         timeouts: deps.timeouts,
+        readSetting: deps.readSetting,
       });
       if (plugin.plugin.ignored.length > 0) {
         deps.logger.warn(

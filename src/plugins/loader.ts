@@ -37,6 +37,8 @@ export interface LoadRequest {
   storage: PluginStorage;
   logger: Logger;
   timeouts: PluginTimeouts;
+  /** svc's settings as text, secrets never (`ctx.settings.get`). */
+  readSetting(key: string): string | undefined;
 }
 
 async function step<T>(stage: PluginStage, ms: number, work: () => PromiseLike<T> | T): Promise<T> {
@@ -117,9 +119,18 @@ export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
     // without touching the stored setting or what its next load receives.
     checkPlugin(await (factory as (options: unknown) => unknown)(structuredClone(request.options))),
   );
+  const options = await withDefaults(plugin, request.options, timeouts.factoryMs);
   // The plugin's own folder for files (caches, models, exports): a dot folder of the plugins
   // directory, which the host never loads from, kept when the plugin is updated.
   const dataPath = join(request.pluginsDir, ".data", slug);
+  const ownSetting = (key: string): string | undefined => {
+    const value = Object.hasOwn(options, key) ? options[key] : undefined;
+    return value === undefined || value === null
+      ? undefined
+      : typeof value === "string"
+        ? value
+        : JSON.stringify(value);
+  };
   const ctx = Object.freeze({
     name: manifest.name,
     slug,
@@ -127,15 +138,53 @@ export async function loadPlugin(request: LoadRequest): Promise<LoadedPlugin> {
     mode: "server" as const,
     storage: request.storage,
     logger: pluginLogger(request.logger, manifest.name),
-    options: deepFreeze(structuredClone(request.options)),
+    options: deepFreeze(structuredClone(options)),
+    // Freestyle's `directory`: here the plugin's own data folder, never svc's database folder.
+    directory: dataPath,
+    settings: Object.freeze({ get: (key: string) => request.readSetting(String(key)), getOwn: ownSetting }),
     dataDir: async () => {
       await mkdir(dataPath, { recursive: true });
       return dataPath;
     },
   });
+  if (plugin.setup) await mkdir(dataPath, { recursive: true });
   const setup = plugin.setup;
   if (setup) await step("setup", timeouts.setupMs, () => setup(ctx));
   return { name: manifest.name, slug, dir, manifest, plugin };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** `defaults` under `options`: the user's values win, nested objects merged key by key. */
+function mergeDefaults(
+  defaults: Record<string, unknown>,
+  options: Record<string, unknown>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...defaults };
+  for (const [key, value] of Object.entries(options)) {
+    const base = merged[key];
+    merged[key] = isPlainObject(base) && isPlainObject(value) ? mergeDefaults(base, value) : value;
+  }
+  return merged;
+}
+
+/**
+ * Runs the plugin's `config` hook (Freestyle's) at load: it sees its options and returns defaults
+ * for them, which the options from the `plugins` setting override.
+ */
+async function withDefaults(
+  plugin: PluginObject,
+  options: Readonly<Record<string, unknown>>,
+  ms: number,
+): Promise<Record<string, unknown>> {
+  const config = plugin.config;
+  if (!config) return structuredClone(options) as Record<string, unknown>;
+  const returned: unknown = await step("config", ms, () => config(deepFreeze(structuredClone(options))));
+  if (returned === undefined || returned === null) return structuredClone(options) as Record<string, unknown>;
+  if (!isPlainObject(returned))
+    throw new PluginLoadError("config", "config must return an object or nothing");
+  return mergeDefaults(structuredClone(returned), structuredClone(options) as Record<string, unknown>);
 }
 
 /** A frozen value, nested objects too: the options a plugin reads through its context. */

@@ -66,6 +66,29 @@ const pageSchema = v.object({
   ),
 });
 
+/** The plugin manifest, under `svc` (svc's key) or `freestyle` (Freestyle's, read as published). */
+const manifestFieldSchema = v.object(
+  {
+    displayName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(80))),
+    icon: v.optional(v.pipe(v.string(), v.maxLength(64))),
+    contributes: v.optional(
+      v.object({
+        pages: v.optional(
+          v.pipe(
+            v.array(pageSchema),
+            v.maxLength(20, "at most 20 pages"),
+            v.check(
+              (pages) => new Set(pages.map((page) => page.id)).size === pages.length,
+              "page ids must be unique",
+            ),
+          ),
+        ),
+      }),
+    ),
+  },
+  "the plugin manifest must be an object",
+);
+
 const dependencyMap = v.optional(v.union([v.record(v.string(), v.unknown()), v.array(v.string())]));
 
 export const manifestSchema = v.object({
@@ -86,27 +109,9 @@ export const manifestSchema = v.object({
     relativePath("main"),
     v.check((main) => /\.m?js$/.test(main), "main must name a .js or .mjs file, e.g. dist/index.js"),
   ),
-  svc: v.object(
-    {
-      displayName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(80))),
-      icon: v.optional(v.pipe(v.string(), v.maxLength(64))),
-      contributes: v.optional(
-        v.object({
-          pages: v.optional(
-            v.pipe(
-              v.array(pageSchema),
-              v.maxLength(20, "at most 20 pages"),
-              v.check(
-                (pages) => new Set(pages.map((page) => page.id)).size === pages.length,
-                "page ids must be unique",
-              ),
-            ),
-          ),
-        }),
-      ),
-    },
-    'the "svc" field (the plugin manifest) is missing or not an object',
-  ),
+  svc: v.optional(manifestFieldSchema),
+  // Read only when `svc` is absent (svc's key wins), so a package carrying both is judged by svc's.
+  freestyle: v.optional(v.unknown()),
   svcDev: v.optional(v.object({ source: v.string() })),
   dependencies: dependencyMap,
   optionalDependencies: dependencyMap,
@@ -132,7 +137,7 @@ const depNames = (value: unknown): string[] =>
  * named, so the author knows what to rename.
  */
 function missingManifest(json: Record<string, unknown>): string | undefined {
-  if (Object.hasOwn(json, "svc")) return undefined;
+  if (Object.hasOwn(json, "svc") || Object.hasOwn(json, "freestyle")) return undefined;
   const elsewhere = Object.entries(json).find(
     ([, value]) =>
       typeof value === "object" &&
@@ -146,6 +151,17 @@ function missingManifest(json: Record<string, unknown>): string | undefined {
   return `the "svc" field (the plugin manifest) is missing${hint}`;
 }
 
+/** Freestyle's manifest key, checked as svc's is; undefined when absent. */
+function freestyleField(value: unknown): v.InferOutput<typeof manifestFieldSchema> | undefined {
+  if (value === undefined) return undefined;
+  const result = v.safeParse(manifestFieldSchema, value);
+  if (result.success) return result.output;
+  const issues = describeIssues(result.issues).map((issue) =>
+    issue.path ? `freestyle.${issue.path}: ${issue.message}` : `freestyle: ${issue.message}`,
+  );
+  throw new ManifestError(`invalid package.json: ${issues.join("; ")}`);
+}
+
 /** Validates parsed `package.json` content. */
 export function parseManifest(json: unknown): PluginManifest {
   const missing =
@@ -154,13 +170,15 @@ export function parseManifest(json: unknown): PluginManifest {
       : undefined;
   const result = v.safeParse(manifestSchema, json);
   if (!result.success) {
-    const issues = describeIssues(result.issues).map((issue) => {
-      if (issue.path === "svc" && missing) return missing;
-      return issue.path ? `${issue.path}: ${issue.message}` : issue.message;
-    });
+    const issues = describeIssues(result.issues).map((issue) =>
+      issue.path ? `${issue.path}: ${issue.message}` : issue.message,
+    );
     throw new ManifestError(`invalid package.json: ${issues.join("; ")}`);
   }
   const out = result.output;
+  // svc's own key wins; Freestyle's is read as published, so its plugins install unedited.
+  const field = out.svc ?? freestyleField(out.freestyle);
+  if (!field) throw new ManifestError(`invalid package.json: ${missing}`);
   const deps = [
     out.dependencies,
     out.optionalDependencies,
@@ -173,9 +191,9 @@ export function parseManifest(json: unknown): PluginManifest {
     version: out.version,
     description: out.description ?? null,
     main: out.main,
-    displayName: out.svc.displayName || null,
-    icon: out.svc.icon ?? null,
-    pages: out.svc.contributes?.pages ?? [],
+    displayName: field.displayName || null,
+    icon: field.icon ?? null,
+    pages: field.contributes?.pages ?? [],
     devSource: out.svcDev?.source ?? null,
     dependencies: [...new Set(deps)],
   };

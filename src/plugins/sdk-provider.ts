@@ -5,11 +5,17 @@ import sdkSource from "../../plugins/sdk/index.js" with { type: "text" };
 
 let provided = false;
 
+/**
+ * The module names svc answers with its SDK: its own, and Freestyle's (`freestyle-voice`), so a
+ * Freestyle plugin's import resolves as published. Neither is installed as a dependency.
+ */
+export const providedModules: readonly string[] = ["svc-sdk", "freestyle-voice"];
+
 /** The SDK's runtime code as shipped (plugins/sdk/index.js). */
 export const sdkRuntimeSource: string = String(sdkSource);
 
 /**
- * Makes `import … from "svc-sdk"` resolve, in every plugin, to the SDK compiled into svc: a Bun
+ * Makes `import … from "svc-sdk"` (and "freestyle-voice") resolve, in every plugin, to the SDK compiled into svc: a Bun
  * virtual module, which works from source and inside a `bun build --compile` binary, so plugins
  * never ship or install their own copy. Idempotent.
  */
@@ -19,7 +25,8 @@ export function provideSdk(): void {
   Bun.plugin({
     name: "svc-sdk",
     setup(build) {
-      build.module("svc-sdk", () => ({ contents: sdkRuntimeSource, loader: "js" }));
+      for (const name of providedModules)
+        build.module(name, () => ({ contents: sdkRuntimeSource, loader: "js" }));
     },
   });
 }

@@ -1,3 +1,4 @@
+import { isKnownSetting, settingsCatalog } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
 import type { PluginEntry, PluginSettingsStore } from "./types.ts";
 
@@ -11,6 +12,14 @@ export function pluginSettingsFrom(settings: SettingsService): PluginSettingsSto
     },
     setDisabled(names) {
       settings.set("disabled_plugins", names);
+    },
+    read(key) {
+      // API keys never reach plugin code: a secret reads as unset.
+      if (!isKnownSetting(key) || ("secret" in settingsCatalog[key] && settingsCatalog[key].secret))
+        return undefined;
+      const value: unknown = settings.get(key);
+      if (value === null || value === undefined) return undefined;
+      return typeof value === "string" ? value : JSON.stringify(value);
     },
     onChange(listener) {
       return settings.onChange((key) => {

@@ -2,6 +2,7 @@ import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "../errors.ts";
 import { ManifestError, type PluginManifest, readManifest } from "./manifest.ts";
+import { providedModules } from "./sdk-provider.ts";
 
 const invalid = (message: string) =>
   new AppError("invalid_manifest", `The package is not an installable svc plugin: ${message}.`);
@@ -47,10 +48,10 @@ export async function checkPackage(
     );
   }
   if (manifest.devSource !== null) throw invalid('"svcDev" is reserved for development copies');
-  const extra = manifest.dependencies.filter((dependency) => dependency !== "svc-sdk");
+  const extra = manifest.dependencies.filter((dependency) => !providedModules.includes(dependency));
   if (extra.length > 0) {
     throw invalid(
-      `it depends on ${extra.join(", ")}; svc installs no dependencies, so plugins must bundle their code (svc-sdk is provided)`,
+      `it depends on ${extra.join(", ")}; svc installs no dependencies, so plugins must bundle their code (svc-sdk and freestyle-voice are provided)`,
     );
   }
   for (const path of [manifest.main, ...manifest.pages.map((page) => page.entry)]) {

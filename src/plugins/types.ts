@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/types.ts";
-import type { AfterCleanupHook, BeforeCleanupHook, BeforeTranscribeHook } from "./hooks.ts";
+import type { AfterCleanupHook, AfterTranscribeHook, BeforeCleanupHook } from "./hooks.ts";
+import type { BeforeTranscribeHook } from "./hooks-audio.ts";
+import type { BeforeOutputHook } from "./hooks-output.ts";
 import type { PluginManifest, PluginPage } from "./manifest.ts";
 
 /** One entry of the `plugins` setting: a package name or `[name, options]`. */
@@ -14,6 +16,8 @@ export interface PluginSettingsStore {
   setDisabled(names: string[]): void;
   /** Called after either setting changed, whoever changed it. */
   onChange(listener: () => void): () => void;
+  /** Any other setting as text (JSON for non-strings) for `ctx.settings.get`; undefined for secrets. */
+  read(key: string): string | undefined;
 }
 
 export type { AfterCleanupHook as PluginHook } from "./hooks.ts";
@@ -25,21 +29,28 @@ export const pluginHooks = [
   "afterTranscribe",
   "beforeCleanup",
   "afterCleanup",
+  "beforeOutput",
   "event",
 ] as const;
 
 /** Every function of the plugin object svc calls besides `middleware`. */
-export const pluginFunctions = ["setup", ...pluginHooks, "dispose"] as const;
+export const pluginFunctions = ["setup", "config", ...pluginHooks, "dispose"] as const;
 
 export interface PluginObject {
   name: string;
   setup?: (ctx: unknown) => unknown;
+  /** Runs at load, before setup: returns defaults for the plugin's own options (Freestyle's hook). */
+  config?: (config: Readonly<Record<string, unknown>>) => unknown;
   middleware: MiddlewareHandler<AppEnv>[];
   afterCleanup?: AfterCleanupHook["run"];
-  afterTranscribe?: AfterCleanupHook["run"];
+  afterTranscribe?: AfterTranscribeHook["run"];
   beforeTranscribe?: BeforeTranscribeHook["run"];
   beforeCleanup?: BeforeCleanupHook["run"];
-  /** Observes server events (the /api/events messages); its result is not awaited. */
+  beforeOutput?: BeforeOutputHook["run"];
+  /**
+   * Observes server events (the /api/events messages) and pipeline events, each with Freestyle's
+   * object under `event`; its result is not awaited.
+   */
   event?: (event: Readonly<Record<string, unknown>>) => unknown;
   /** Where its hooks run among the others': "pre" first, "post" last, otherwise in `plugins` order. */
   enforce?: "pre" | "post";
@@ -58,7 +69,15 @@ export interface LoadedPlugin {
 }
 
 /** Steps of loading (and unloading) a plugin; failures name the step. */
-export type PluginStage = "resolve" | "install" | "manifest" | "import" | "factory" | "setup" | "dispose";
+export type PluginStage =
+  | "resolve"
+  | "install"
+  | "manifest"
+  | "import"
+  | "factory"
+  | "config"
+  | "setup"
+  | "dispose";
 
 export interface PluginFailure {
   stage: PluginStage;

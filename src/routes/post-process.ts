@@ -6,6 +6,7 @@ import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
 import { type ApiDocs, describes } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { readJson } from "../http/validate.ts";
+import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
 
 /** Longest text accepted, in characters: about an hour of dictation. */
 export const maxPostProcessChars = 50_000;
@@ -40,11 +41,21 @@ const resultSchema = describes<PipelineResult>()(
       total: v.number(),
     }),
     format: v.nullable(v.object({ id: v.number(), label: v.string() })),
+    disposition: v.picklist(["deliver", "suppressed", "aborted"]),
+    reason: v.nullable(v.string()),
     consumedBy: v.nullable(v.string()),
+    finalBy: v.nullable(v.string()),
+    mode: v.picklist(["paste", "clipboard", "none"]),
   }),
 );
 
-export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: ApiDocs }) {
+export function createPostProcessRoutes(deps: {
+  pipeline: TextPipeline;
+  docs: ApiDocs;
+  /** An abort is told to the plugins' event hooks (with its reason) and the bus (without). */
+  notify?(event: PipelineEvent): void;
+  publish?(type: "pipeline.error", data: Record<string, unknown>): void;
+}) {
   return documentedRoutes(deps.docs, "/api/post-process", "Dictation").post(
     "/",
     {
@@ -64,12 +75,19 @@ export function createPostProcessRoutes(deps: { pipeline: TextPipeline; docs: Ap
       }
       const appContext = parseAppContext(body.appContext ?? c.req.header("x-app-context"));
       const language = body.language && body.language !== "auto" ? body.language : null;
+      const dictation = deps.pipeline.newDictation();
       const result = await deps.pipeline.run({
         text: body.text,
         appContext,
         language,
         signal: c.req.raw.signal,
+        dictation,
       });
+      const aborted = abortReport(dictation.outcome());
+      if (aborted) {
+        deps.notify?.(aborted.event);
+        deps.publish?.("pipeline.error", aborted.bus);
+      }
       return c.json(result);
     },
   );

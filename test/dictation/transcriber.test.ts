@@ -6,7 +6,8 @@ import type { SpeechEngine, TranscribeOptions } from "../../src/dictation/engine
 import { windowSamples } from "../../src/dictation/recognise.ts";
 import { createScheduler } from "../../src/dictation/scheduler.ts";
 import { createTranscriber, type TranscriberDeps } from "../../src/dictation/transcriber.ts";
-import type { BeforeTranscribeHook } from "../../src/plugins/hooks.ts";
+import { createDictationApi } from "../../src/plugins/hook-api.ts";
+import type { BeforeTranscribeHook } from "../../src/plugins/hooks-audio.ts";
 import { appErrorOf } from "../helpers/errors.ts";
 
 // The transcriber's logic with its ports as small fakes: an engine that answers from a script,
@@ -83,8 +84,13 @@ function fake(
         deterministic: text,
         timings: { cleanup: 1, dictionary: 1, plugins: 1 },
         format: null,
+        disposition: "deliver",
+        reason: null,
+        consumedBy: null,
+        mode: "paste",
       };
     },
+    newDictation: () => createDictationApi(),
     record: (entry) => {
       recorded.push(entry);
       return recorded.length;
@@ -97,6 +103,7 @@ function fake(
       language: "auto",
       hookTimeoutMs: 200,
       engine: "whisper",
+      model: "base.en",
     }),
   };
   return { deps, calls, recorded, published, postProcessed, engineRequests, engineChoices };

@@ -98,6 +98,15 @@ describe("parseAppContext", () => {
     [encodeURIComponent("Café Notes"), { app: "Café Notes" }],
     ["100% Focus", { app: "100% Focus" }],
     [{ app: "Mail" }, { app: "Mail" }],
+    // Freestyle's spellings, as its clients send them; svc's own win when both are there.
+    [
+      '{"appName":"Slack","windowTitle":"general","bundleId":"com.tinyspeck"}',
+      { app: "Slack", title: "general" },
+    ],
+    [
+      { app: "Mail", appName: "Other", title: "Inbox", windowTitle: "Other" },
+      { app: "Mail", title: "Inbox" },
+    ],
   ])("reads %p", (raw, expected) => {
     expect(parseAppContext(raw)).toEqual(expected);
   });

@@ -1,7 +1,8 @@
 import { cpSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { runHooks } from "../../src/plugins/hooks.ts";
+import { createDictationApi } from "../../src/plugins/hook-api.ts";
+import { hookAppContext, runHooks } from "../../src/plugins/hooks.ts";
 import type { PluginHostOptions } from "../../src/plugins/host.ts";
 import type { PluginEntry, PluginStatus } from "../../src/plugins/types.ts";
 import { createTestApp, type TestApp } from "./app.ts";
@@ -53,7 +54,18 @@ export async function startPluginApp(options: {
 
 /** Runs the loaded afterCleanup hooks through the pipeline's guarded runner. */
 export async function runPluginHooks(app: TestApp, text: string, appContext: { app?: string } | null = null) {
-  const input = { text, raw: text, appContext, language: "en", source: "api" as const };
-  const result = await runHooks(app.plugins.hooks(), input, text, { timeoutMs: 300 });
+  const input = {
+    text,
+    raw: text,
+    appContext: hookAppContext(appContext),
+    language: "en",
+    source: "api" as const,
+    providerId: "none",
+    modelId: "none",
+  };
+  const result = await runHooks(app.plugins.hooks(), input, text, {
+    timeoutMs: 300,
+    dictation: createDictationApi(),
+  });
   return result.text;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { createDictationApi } from "../../src/plugins/hook-api.ts";
 import {
   type AfterCleanupHook,
   type HookInput,
@@ -13,7 +14,12 @@ const input = {
   appContext: { app: "Slack" },
   language: "en",
   source: "api" as const,
+  providerId: "whisper",
+  modelId: "base.en",
 };
+
+/** A fresh dictation's `api`, as each run of the pipeline gets one. */
+const dictation = () => createDictationApi();
 
 const hook = (pluginName: string, run: AfterCleanupHook["run"]): AfterCleanupHook => ({ pluginName, run });
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -34,7 +40,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(seen).toEqual(["hello world", "HELLO WORLD"]);
     expect(result.text).toBe("HELLO WORLD!");
@@ -53,7 +59,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(received).toMatchObject({
       text: "hello world",
@@ -78,7 +84,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result.text).toBe("hello world ok");
     expect(result.errors).toEqual([
@@ -98,7 +104,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result.text).toBe("hello world");
     expect(result.errors.map((error) => error.message)).toEqual([
@@ -125,7 +131,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 30 },
+      { timeoutMs: 30, dictation: dictation() },
     );
     expect(performance.now() - started).toBeLessThan(140);
     expect(result.text).toBe("hello world next");
@@ -153,7 +159,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 200 },
+      { timeoutMs: 200, dictation: dictation() },
     );
     expect(result).toMatchObject({ text: "rewritten", errors: [] });
   });
@@ -173,7 +179,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(seen).toEqual(["hello world", "HELLO WORLD"]);
     expect(result.text).toBe("HELLO WORLD!");
@@ -193,7 +199,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 30 },
+      { timeoutMs: 30, dictation: dictation() },
     );
     expect(result.text).toBe("hello world?");
     expect(result.errors).toHaveLength(1);
@@ -211,7 +217,7 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result.text).toBe("hello world");
     expect(result.errors[0]?.message).toBe(
@@ -232,17 +238,17 @@ describe("runHooks", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(secondSaw).toBe("um hello world");
   });
 
   test("no hooks leave the text as it came", async () => {
-    expect(await runHooks([], input, "as is", { timeoutMs: 10 })).toEqual({
+    expect(await runHooks([], input, "as is", { timeoutMs: 10, dictation: dictation() })).toEqual({
       text: "as is",
       errors: [],
       timings: [],
-      consumedBy: null,
+      finalBy: null,
     });
   });
 });
@@ -265,7 +271,7 @@ describe("transformHook", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result).toMatchObject({ text: "hello there (en)", errors: [] });
   });
@@ -282,7 +288,7 @@ describe("transformHook", () => {
       ],
       input,
       input.text,
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result.text).toBe("hello world");
     expect(result.errors[0]?.message).toBe('plugin "bad-transform" failed in afterCleanup: nope');
@@ -292,7 +298,7 @@ describe("transformHook", () => {
 describe("runHooks for afterTranscribe, and runBeforeCleanup", () => {
   const hook = (pluginName: string, run: AfterCleanupHook["run"]): AfterCleanupHook => ({ pluginName, run });
 
-  test("a consuming hook stops the chain; a failing one is reported under its hook's name", async () => {
+  test("a hook that makes its text final stops the chain (`consume` is final's old name); a failing one is reported under its hook's name", async () => {
     const result = await runHooks(
       [
         hook("@a/fails", () => {
@@ -307,17 +313,17 @@ describe("runHooks for afterTranscribe, and runBeforeCleanup", () => {
       ],
       input,
       "raw",
-      { timeoutMs: 100, hook: "afterTranscribe" },
+      { timeoutMs: 100, hook: "afterTranscribe", dictation: dictation() },
     );
     expect(result.text).toBe("done");
-    expect(result.consumedBy).toBe("@a/consumes");
+    expect(result.finalBy).toBe("@a/consumes");
     expect(result.errors.map((error) => error.message)).toEqual([
       'plugin "@a/fails" failed in afterTranscribe: nope',
     ]);
     expect(result.timings.map((timing) => timing.plugin)).toEqual(["@a/fails", "@a/consumes"]);
   });
 
-  test("consume means nothing to afterCleanup: the chain goes on", async () => {
+  test("final means nothing to afterCleanup: the chain goes on", async () => {
     const result = await runHooks(
       [
         hook("@a/consumes", (_input, output) => {
@@ -329,9 +335,9 @@ describe("runHooks for afterTranscribe, and runBeforeCleanup", () => {
       ],
       input,
       "raw",
-      { timeoutMs: 100 },
+      { timeoutMs: 100, dictation: dictation() },
     );
-    expect(result).toMatchObject({ text: "xy", consumedBy: null });
+    expect(result).toMatchObject({ text: "xy", finalBy: null });
   });
 
   test("beforeCleanup hooks add instructions in order; a bad one is reported and dropped", async () => {
@@ -346,8 +352,8 @@ describe("runHooks for afterTranscribe, and runBeforeCleanup", () => {
         },
         { pluginName: "@a/two", run: (_input, output) => void output.instructions.push("second") },
       ],
-      input,
-      { timeoutMs: 100 },
+      { ...input, destination: "overall" },
+      { timeoutMs: 100, dictation: dictation() },
     );
     expect(result.instructions).toEqual(["first", "second"]);
     expect(result.skipLlm).toBe(false);

@@ -55,6 +55,8 @@ describe("the hooks before afterCleanup", () => {
       text: string;
       raw: string;
       consumedBy: string | null;
+      finalBy: string | null;
+      disposition: string;
       stages: { cleanup: { text: string }; plugins: { errors: { plugin: string; hook: string }[] } };
     };
 
@@ -70,15 +72,20 @@ describe("the hooks before afterCleanup", () => {
     expect((await app.status("@fx/hook-post"))?.hooks).toEqual(["beforeCleanup", "afterCleanup", "event"]);
   });
 
-  test("afterTranscribe can consume a command: its text is final, no cleanup or later hooks", async () => {
+  test("afterTranscribe can make its text final (consume, final's old name): no cleanup or later hooks, still delivered", async () => {
     const app = await startPluginApp({
       fixtures: ["fx-hook-command", "fx-transform"],
       entries: ["@fx/hook-command", ["@fx/transform", { suffix: " [after]" }]],
     });
     const command = await post(app, "command lights on");
-    expect(command).toMatchObject({ text: "✓ lights on", consumedBy: "@fx/hook-command" });
+    expect(command).toMatchObject({
+      text: "✓ lights on",
+      finalBy: "@fx/hook-command",
+      disposition: "deliver",
+      consumedBy: null,
+    });
     const prose = await post(app, "um hello there");
-    expect(prose).toMatchObject({ text: "Hello there [after]", consumedBy: null });
+    expect(prose).toMatchObject({ text: "Hello there [after]", finalBy: null, disposition: "deliver" });
   });
 
   test("beforeCleanup adds instructions to the LLM pass, or skips it", async () => {

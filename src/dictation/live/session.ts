@@ -1,5 +1,7 @@
 import type { AppContext } from "../../formats/app-context.ts";
 import type { HistorySource } from "../../history/items.ts";
+import type { DictationApi } from "../../plugins/hook-api.ts";
+import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineId } from "../engines/types.ts";
@@ -17,7 +19,12 @@ export interface LiveSegment {
 }
 
 /** What a live session needs of the dictation path: its pieces recognised, the whole completed once. */
-export interface LiveTranscriber extends Recognizer, Completion {}
+export interface LiveTranscriber extends Recognizer, Completion {
+  /** A new dictation's hook `api`, shared by the session's pieces and its completion. */
+  newDictation(): DictationApi;
+  /** The plugins' `event` hooks hear the recording start, commit (stop) and cancel. */
+  notify?(event: PipelineEvent): void;
+}
 
 export interface LiveSessionOptions {
   transcriber: LiveTranscriber;
@@ -95,7 +102,12 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const texts: string[] = [];
   let language = options.language;
   let engine: EngineRef | null = null;
-  const hooks: HookContext = { source: options.source ?? "live", appContext: options.appContext ?? null };
+  // One hook `api` for the session: a piece a plugin consumes ends the whole dictation.
+  const hooks: HookContext = {
+    source: options.source ?? "live",
+    appContext: options.appContext ?? null,
+    dictation: transcriber.newDictation(),
+  };
   let detecting: Promise<void> = Promise.resolve();
   let work: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | null = null;
@@ -113,6 +125,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const partialBudget = options.partialBudget ?? 1;
   /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
   let guessedMs = 0;
+  transcriber.notify?.({ type: "recordingStarted" });
 
   function fail(error: unknown): void {
     if (failure) return;
@@ -241,6 +254,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     async stop() {
       if (state !== "open") throw new Error("the session has already ended");
       state = "stopping";
+      transcriber.notify?.({ type: "recordingCommitted" });
       partial?.abort();
       const started = performance.now();
       await detect(() => vad.end());
@@ -262,9 +276,11 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         source: hooks.source,
         record: options.record,
         skipPostProcess: options.skipPostProcess,
+        dictation: hooks.dictation,
       });
     },
     cancel(reason) {
+      if (state !== "over") transcriber.notify?.({ type: "recordingCancelled" });
       state = "over";
       failure ??= { error: reason };
       vad.cancel();

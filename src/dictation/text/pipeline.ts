@@ -1,16 +1,27 @@
 import { defaultFormatStyle, type FormatStyle } from "../../formats/style.ts";
 import {
+  createDictationApi,
+  type DictationApi,
+  type DictationOutcome,
+  delivered,
+} from "../../plugins/hook-api.ts";
+import {
   type AfterCleanupHook,
+  type AfterTranscribeHook,
   type AppContext,
   type BeforeCleanupHook,
   type DictationSource,
   type HookError,
+  type HookInput,
+  hookAppContext,
   runBeforeCleanup,
   runHooks,
 } from "../../plugins/hooks.ts";
+import { type BeforeOutputHook, type OutputMode, runBeforeOutput } from "../../plugins/hooks-output.ts";
 import { applyEndPunctuation, cleanTranscript } from "./cleanup/cleanup.ts";
 import type { DictionaryMatcher } from "./dictionary-matcher.ts";
 import { type LlmEndpoint, type LlmFailureReason, runLlmCleanup } from "./llm/cleanup.ts";
+import { createPluginLlm } from "./llm/plugin-llm.ts";
 
 /**
  * The text pipeline (docs/SPEC.md §1): cleanup, then the dictionary, then plugin `afterCleanup`
@@ -44,10 +55,14 @@ export interface TextPipelineDeps {
   recordDictionaryUsage(hits: Map<number, number>): void;
   getVocabulary(): readonly string[];
   getHooks(): readonly AfterCleanupHook[];
-  /** Plugin hooks that run before `afterCleanup`: on the raw transcript, and before the LLM pass. */
+  /**
+   * Plugin hooks besides `afterCleanup`: on the raw transcript, before the LLM pass, and
+   * `beforeOutput` after everything.
+   */
   getTranscriptHooks?(): {
-    afterTranscribe: readonly AfterCleanupHook[];
+    afterTranscribe: readonly AfterTranscribeHook[];
     beforeCleanup: readonly BeforeCleanupHook[];
+    beforeOutput?: readonly BeforeOutputHook[];
   };
   logger: { warn(message: string, fields?: object): void };
 }
@@ -60,6 +75,10 @@ export interface PipelineInput {
   source?: DictationSource;
   /** Cancels the LLM call when the client goes away. */
   signal?: AbortSignal;
+  /** The dictation's hook `api`, shared with its beforeTranscribe hooks; default a new one. */
+  dictation?: DictationApi;
+  /** The engine and model that produced `text` (hooks' providerId/modelId); default `none`. */
+  engine?: { id: string; model: string };
 }
 
 export type CleanupFallbackReason = LlmFailureReason | "not_configured";
@@ -81,14 +100,24 @@ export interface PipelineResult {
   /** Milliseconds per stage; `cleanup` includes the LLM call. */
   timings: { cleanup: number; dictionary: number; plugins: number; total: number };
   format: { id: number; label: string } | null;
-  /** The plugin whose `afterTranscribe` hook consumed the transcript (a voice command), else null. */
+  /** `deliver`, or `suppressed`/`aborted` by a plugin: then `text` is empty. */
+  disposition: DictationOutcome["disposition"];
+  /** Why a plugin suppressed or aborted it; null when delivered. */
+  reason: string | null;
+  /** The plugin that consumed (suppressed or aborted) the dictation, else null. */
   consumedBy: string | null;
+  /** The plugin whose `afterTranscribe` hook made its text final (no cleanup or later hooks), else null. */
+  finalBy: string | null;
+  /** How the client should deliver the text, as `beforeOutput` hooks left it (`none` when suppressed). */
+  mode: OutputMode;
 }
 
 export interface TextPipeline {
   run(input: PipelineInput): Promise<PipelineResult>;
   /** The dictionary alone, on a piece of text (a timed segment); usage is not counted. */
   dictionary(text: string): string;
+  /** A new dictation's hook `api`, with `api.llm` when an LLM is configured. */
+  newDictation(): DictationApi;
 }
 
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 1000) / 1000;
@@ -112,11 +141,20 @@ function blankResult(raw: string, mode: CleanupMode): PipelineResult {
     },
     timings: { cleanup: 0, dictionary: 0, plugins: 0, total: 0 },
     format: null,
-    consumedBy: null,
+    ...delivered,
+    finalBy: null,
+    mode: "paste",
   };
 }
 
-const noTranscriptHooks = { afterTranscribe: [], beforeCleanup: [] };
+/** A result that delivers nothing: what a plugin's consume, abort or `mode: none` leaves. */
+export function endedResult(result: PipelineResult, outcome: DictationOutcome): PipelineResult {
+  if (outcome.disposition === "deliver") return result;
+  const { disposition, reason, consumedBy } = outcome;
+  return { ...result, text: "", disposition, reason, consumedBy, mode: "none" };
+}
+
+const noTranscriptHooks = { afterTranscribe: [], beforeCleanup: [], beforeOutput: [] };
 
 export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
   async function cleanup(
@@ -125,6 +163,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
     format: MatchedFormat | null,
     beforeCleanup: readonly BeforeCleanupHook[],
     errors: HookError[],
+    hooks: { dictation: DictationApi; providerId: string; modelId: string },
   ): Promise<CleanupOutcome> {
     const style = format?.style ?? defaultFormatStyle;
     const language = input.language ?? null;
@@ -143,12 +182,23 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
     // Plugins may add instructions to the LLM pass, or skip it for this text.
     const before = await runBeforeCleanup(
       beforeCleanup,
-      { text: deterministic, raw: input.text, appContext: input.appContext ?? null, language, source },
-      { timeoutMs: config.hookTimeoutMs },
+      {
+        text: deterministic,
+        raw: input.text,
+        appContext: hookAppContext(input.appContext ?? null),
+        language,
+        source,
+        providerId: hooks.providerId,
+        modelId: hooks.modelId,
+        destination: "overall",
+      },
+      { timeoutMs: config.hookTimeoutMs, dictation: hooks.dictation },
     );
     errors.push(...before.errors);
-    if (before.skipLlm) return { deterministic, text: deterministic };
-    const instructions = [format?.instructions ?? "", ...before.instructions].filter(Boolean).join("\n");
+    // Consumed or aborted here: nothing will be delivered, so the LLM is not asked.
+    if (before.skipLlm || hooks.dictation.ended) return { deterministic, text: deterministic };
+    const instructions =
+      before.prompt ?? [format?.instructions ?? "", ...before.instructions].filter(Boolean).join("\n");
     const result = await runLlmCleanup(config.llm, {
       text: deterministic,
       instructions: instructions || null,
@@ -179,38 +229,89 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
     return { text: replaced, replacements };
   }
 
+  /** `beforeOutput`, the last text stage: the text and how to deliver it (blank text is left alone). */
+  async function deliver(
+    text: string,
+    view: Omit<HookInput, "text" | "signal">,
+    hooks: readonly BeforeOutputHook[],
+    errors: HookError[],
+    config: PipelineConfig,
+    dictation: DictationApi,
+  ): Promise<{ text: string; mode: OutputMode }> {
+    if (text === "" || hooks.length === 0) return { text, mode: "paste" };
+    const plan = await runBeforeOutput(
+      hooks,
+      { ...view, text },
+      { text, mode: "paste" },
+      {
+        timeoutMs: config.hookTimeoutMs,
+        dictation,
+      },
+    );
+    errors.push(...plan.errors);
+    return { text: plan.text, mode: plan.mode };
+  }
+
   /** Logs each hook failure with its plugin and hook; the result carries them too. */
   function report(errors: readonly HookError[]): void {
     for (const error of errors) deps.logger.warn(error.message, { plugin: error.plugin, hook: error.hook });
   }
 
+  function newDictation(config: PipelineConfig = deps.getConfig()): DictationApi {
+    return createDictationApi(config.llm ? { llm: createPluginLlm(config.llm) } : {});
+  }
+
   return {
     async run(input) {
       const config = deps.getConfig();
+      const dictation = input.dictation ?? newDictation(config);
+      // Consumed or aborted before any text (in beforeTranscribe): nothing runs, nothing is delivered.
+      if (dictation.ended)
+        return endedResult(blankResult(input.text, config.cleanupMode), dictation.outcome());
       if (input.text.trim() === "") return blankResult(input.text, config.cleanupMode);
       const started = performance.now();
       const appContext = input.appContext ?? null;
-      const source = input.source ?? "api";
-      const early = deps.getTranscriptHooks?.() ?? noTranscriptHooks;
+      const hookView = {
+        raw: input.text,
+        appContext: hookAppContext(appContext),
+        language: input.language ?? null,
+        source: input.source ?? "api",
+        providerId: input.engine?.id ?? "none",
+        modelId: input.engine?.model ?? "none",
+      };
+      const hooks = { dictation, providerId: hookView.providerId, modelId: hookView.modelId };
+      const early = { ...noTranscriptHooks, ...deps.getTranscriptHooks?.() };
       const hookErrors: HookError[] = [];
+      const finish = (result: PipelineResult) => {
+        report(result.stages.plugins.errors);
+        return endedResult(result, dictation.outcome());
+      };
 
-      // afterTranscribe edits the raw transcript; a hook that consumes it (a voice command) makes
-      // its text final: no cleanup, dictionary or afterCleanup.
-      const transcribed =
-        early.afterTranscribe.length === 0
-          ? { text: input.text, errors: [], consumedBy: null }
-          : await runHooks(
-              early.afterTranscribe,
-              { text: input.text, raw: input.text, appContext, language: input.language ?? null, source },
-              input.text,
-              { timeoutMs: config.hookTimeoutMs, hook: "afterTranscribe" },
-            );
+      // afterTranscribe edits the raw transcript; a hook may make its text final (no cleanup,
+      // dictionary or afterCleanup) or consume the dictation (nothing at all is delivered).
+      const transcribed = await runHooks(
+        early.afterTranscribe,
+        { ...hookView, text: input.text },
+        input.text,
+        {
+          timeoutMs: config.hookTimeoutMs,
+          hook: "afterTranscribe",
+          dictation,
+        },
+      );
       hookErrors.push(...transcribed.errors);
-      if (transcribed.consumedBy !== null) {
-        report(hookErrors);
-        return {
+      if (transcribed.finalBy !== null || dictation.ended) {
+        const output = await deliver(
+          transcribed.text,
+          hookView,
+          early.beforeOutput,
+          hookErrors,
+          config,
+          dictation,
+        );
+        return finish({
           ...blankResult(input.text, config.cleanupMode),
-          text: transcribed.text,
+          text: output.text,
           deterministic: transcribed.text,
           stages: {
             cleanup: { mode: config.cleanupMode, text: transcribed.text },
@@ -218,8 +319,9 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
             plugins: { text: transcribed.text, errors: hookErrors },
           },
           timings: { cleanup: 0, dictionary: 0, plugins: elapsed(started), total: elapsed(started) },
-          consumedBy: transcribed.consumedBy,
-        };
+          finalBy: transcribed.finalBy,
+          mode: output.mode,
+        });
       }
 
       // afterTranscribe hooks count as plugin time, not cleanup.
@@ -232,6 +334,7 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
         format,
         early.beforeCleanup,
         hookErrors,
+        hooks,
       );
       const cleanupMs = elapsed(cleanupStarted);
 
@@ -241,29 +344,25 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
 
       // Hooks transform text; with nothing left to transform (only fillers were said) they are skipped.
       const pluginsStarted = performance.now();
-      const hookInput = {
-        text: dictionary.text,
-        raw: input.text,
-        appContext,
-        language: input.language ?? null,
-        source,
-      };
       const plugins =
         dictionary.text === ""
           ? { text: "", errors: [] }
-          : await runHooks(deps.getHooks(), hookInput, dictionary.text, { timeoutMs: config.hookTimeoutMs });
-      const errors = [...hookErrors, ...plugins.errors];
-      report(errors);
+          : await runHooks(deps.getHooks(), { ...hookView, text: dictionary.text }, dictionary.text, {
+              timeoutMs: config.hookTimeoutMs,
+              dictation,
+            });
+      hookErrors.push(...plugins.errors);
+      const output = await deliver(plugins.text, hookView, early.beforeOutput, hookErrors, config, dictation);
       const pluginsMs = transcriptHooksMs + elapsed(pluginsStarted);
 
-      return {
-        text: plugins.text,
+      return finish({
+        text: output.text,
         raw: input.text,
         deterministic: cleaned.deterministic,
         stages: {
           cleanup: { mode: config.cleanupMode, text: cleaned.text, ...pickFallback(cleaned) },
           dictionary,
-          plugins: { text: plugins.text, errors },
+          plugins: { text: plugins.text, errors: hookErrors },
         },
         timings: {
           cleanup: cleanupMs,
@@ -272,9 +371,12 @@ export function createTextPipeline(deps: TextPipelineDeps): TextPipeline {
           total: elapsed(started),
         },
         format: format ? { id: format.id, label: format.label } : null,
-        consumedBy: null,
-      };
+        ...delivered,
+        finalBy: null,
+        mode: output.mode,
+      });
     },
+    newDictation: () => newDictation(),
     dictionary: (text) => deps.getDictionary().apply(text).text,
   };
 }

@@ -1,6 +1,6 @@
 // The bridge script svc adds to every plugin page (src/plugins/ui-static.ts), ahead of the page's
 // own scripts: a classic script, so it runs at once and `document.currentScript` names its URL.
-// It defines `window.svc` only inside a frame; the console (host.ts) answers its messages.
+// It defines `window.svc` (and `window.freestyle`, the same object) only inside a frame; the console (host.ts) answers its messages.
 import type { SvcBridge } from "svc-sdk";
 import {
   type ApiRequestMessage,
@@ -107,12 +107,15 @@ type Outgoing = Omit<ApiRequestMessage, "id"> | Omit<InvokeMessage, "id">;
     const bridge: SvcBridge = Object.freeze({ api, invoke, serverUrl: serverOrigin() });
     // Read-only, yet configurable: a page's top-level `const svc = window.svc` is a SyntaxError
     // beside a non-configurable global property of the same name.
-    Object.defineProperty(window, "svc", {
-      value: bridge,
-      enumerable: true,
-      writable: false,
-      configurable: true,
-    });
+    // The same object as `window.freestyle` too: Freestyle's plugin pages look for that name.
+    for (const name of ["svc", "freestyle"]) {
+      Object.defineProperty(window, name, {
+        value: bridge,
+        enumerable: true,
+        writable: false,
+        configurable: true,
+      });
+    }
   }
 
   installBridge();

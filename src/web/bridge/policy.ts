@@ -7,6 +7,13 @@ export type BridgePathDecision = { ok: true; path: string } | { ok: false; reaso
 // its plugin on or off. The static ui/ files are the plugin's own, so they stay reachable.
 const managementActions = new Set(["enable", "disable"]);
 
+/**
+ * svc routes outside its namespace a page may call besides its own: health, and transcription (a
+ * page that transcribes files, as Freestyle's audio-transcription plugin does). Transcribing reads
+ * nothing stored and changes nothing but history; every other route stays out of reach.
+ */
+export const bridgeRoutes: readonly string[] = ["/api/health", "/api/transcribe"];
+
 const maxLength = 8192;
 // C0 controls and DEL: the URL parser strips tabs and newlines (so `.\n.` becomes `..`) and
 // trims the rest, which would let the request differ from the path checked here.
@@ -65,7 +72,7 @@ function segmentsOf(path: string): string[] | string {
 
 /**
  * Decides whether a plugin page's `window.svc.api(path)` may be sent for the plugin `slug`:
- * only `/api/health` and paths in `/api/plugins/<slug>` or below it. The path must already be in
+ * only `bridgeRoutes` and paths in `/api/plugins/<slug>` or below it. The path must already be in
  * its final form — no `.`/`..` segments, encoded separators or double encoding in any spelling —
  * so the request cannot be normalised into another route after this check; escapes of unreserved
  * characters are decoded before it, and the path is sent so. A `#fragment` is dropped and the
@@ -89,11 +96,11 @@ export function allowBridgePath(slug: string, path: string): BridgePathDecision 
   const segments = segmentsOf(normalised);
   if (typeof segments === "string") return refuse(segments);
   const allowed = { ok: true, path: normalised + query } as const;
-  if (normalised === "/api/health") return allowed;
+  if (bridgeRoutes.includes(normalised)) return allowed;
   // Decoded segments: what the router compares with its routes.
   const [api, plugins, namespace, action, ...rest] = segments;
   if (api !== "api" || plugins !== "plugins" || namespace !== slug)
-    return refuse(`only /api/plugins/${slug}/… and /api/health are reachable from this page`);
+    return refuse(`only /api/plugins/${slug}/…, ${bridgeRoutes.join(" and ")} are reachable from this page`);
   if (action !== undefined && managementActions.has(action) && rest.every((part) => part === ""))
     return refuse(`/api/plugins/${slug}/${action} is svc's own route, not the plugin's`);
   return allowed;

@@ -36,7 +36,7 @@ export interface paths {
   "/api/events": {
     /**
      * Event stream (WebSocket)
-     * @description Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","isDefault":false,"time":"..."}, {"type":"history.created","id":1,...}. Event types: settings.changed, settings.deleted, dictionary.changed, vocabulary.changed, formats.changed, data.imported, history.created, history.deleted, history.cleared, history.purged, transcription.completed, models.progress, models.installed, models.failed, models.deleted, plugins.changed, plugins.installed, plugins.uninstalled. Events carry ids, keys, names and figures, never content (no transcript text, setting values, messages or plugin data): a page on another port of this machine may open the socket, so clients fetch content over HTTP, where the same-origin rule protects it. Without an upgrade the route answers 426.
+     * @description Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","isDefault":false,"time":"..."}, {"type":"history.created","id":1,...}. Event types: settings.changed, settings.deleted, dictionary.changed, vocabulary.changed, formats.changed, data.imported, history.created, history.deleted, history.cleared, history.purged, transcription.completed, pipeline.error, models.progress, models.installed, models.failed, models.deleted, plugins.changed, plugins.installed, plugins.uninstalled. Events carry ids, keys, names and figures, never content (no transcript text, setting values, messages or plugin data): a page on another port of this machine may open the socket, so clients fetch content over HTTP, where the same-origin rule protects it. Without an upgrade the route answers 426.
      */
     get: {
       responses: {
@@ -115,6 +115,12 @@ export interface paths {
                 dictionary: number;
                 plugins: number;
               };
+              /** @enum {string} */
+              disposition: "deliver" | "suppressed" | "aborted";
+              reason: string | null;
+              consumedBy: string | null;
+              /** @enum {string} */
+              mode: "paste" | "clipboard" | "none";
             };
           };
         };
@@ -181,7 +187,13 @@ export interface paths {
                 id: number;
                 label: string;
               } | null;
+              /** @enum {string} */
+              disposition: "deliver" | "suppressed" | "aborted";
+              reason: string | null;
               consumedBy: string | null;
+              finalBy: string | null;
+              /** @enum {string} */
+              mode: "paste" | "clipboard" | "none";
             };
           };
         };
@@ -2091,6 +2103,12 @@ export interface components {
         dictionary: number;
         plugins: number;
       };
+      /** @enum {string} */
+      disposition: "deliver" | "suppressed" | "aborted";
+      reason: string | null;
+      consumedBy: string | null;
+      /** @enum {string} */
+      mode: "paste" | "clipboard" | "none";
     }, {
       /** @enum {unknown} */
       type: "error";

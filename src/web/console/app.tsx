@@ -2,8 +2,8 @@ import { type ComponentType, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { onConnectionChange } from "./events.ts";
-import { iconGlyph } from "./icons.ts";
 import { isScreenPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
+import { PluginIcon } from "./plugin-icon.tsx";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
 import { interceptLinks, useLocation } from "./router.ts";
 import { DictateScreen } from "./screens/dictate.tsx";
@@ -54,7 +54,7 @@ function Nav(props: { path: string }) {
               <li key={path}>
                 <a href={path} aria-current={current(path)} title={pluginTitle(plugin)}>
                   <span class="nav-icon" aria-hidden="true">
-                    {iconGlyph(plugin.icon)}
+                    <PluginIcon name={plugin.icon} />
                   </span>
                   {page.title}
                   {plugin.dev && <span class="badge">DEV</span>}

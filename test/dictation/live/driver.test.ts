@@ -4,6 +4,7 @@ import { createLiveDriver, type LiveConnection } from "../../../src/dictation/li
 import { type LiveDoor, liveDoors } from "../../../src/dictation/live/limits.ts";
 import type { LiveTranscriber } from "../../../src/dictation/live/session.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
+import { createDictationApi } from "../../../src/plugins/hook-api.ts";
 import type { SettingsService } from "../../../src/settings/service.ts";
 import { appErrorOf } from "../../helpers/errors.ts";
 
@@ -30,6 +31,7 @@ function driverFor(door: LiveDoor, settings: Record<string, number> = {}) {
     }),
     activeEngine: async () => ({ id: "sphinx", model: "m" }),
     isIdle: () => true,
+    newDictation: () => createDictationApi(),
     async complete(input) {
       completed.push(input);
       return {
@@ -43,6 +45,10 @@ function driverFor(door: LiveDoor, settings: Record<string, number> = {}) {
         historyId: null,
         format: null,
         timings: input.timings,
+        disposition: "deliver",
+        reason: null,
+        consumedBy: null,
+        mode: "paste",
       };
     },
   };

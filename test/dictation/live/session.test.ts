@@ -5,7 +5,8 @@ import { createLiveSession, type LiveSegment } from "../../../src/dictation/live
 import { createScheduler } from "../../../src/dictation/scheduler.ts";
 import { createTranscriber } from "../../../src/dictation/transcriber.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
-import type { BeforeTranscribeHook, BeforeTranscribeInput } from "../../../src/plugins/hooks.ts";
+import { createDictationApi } from "../../../src/plugins/hook-api.ts";
+import type { BeforeTranscribeHook, BeforeTranscribeInput } from "../../../src/plugins/hooks-audio.ts";
 import { until } from "../../helpers/until.ts";
 
 // The session over the real transcriber and scheduler, with a fake engine and a fake detector:
@@ -116,8 +117,13 @@ function harness(
         deterministic: text,
         timings: { cleanup: 1, dictionary: 0, plugins: 0 },
         format: null,
+        disposition: "deliver",
+        reason: null,
+        consumedBy: null,
+        mode: "paste",
       };
     },
+    newDictation: () => createDictationApi(),
     record: (entry) => recorded.push(entry),
     dictionary: (text) => text,
     publish: () => {},
@@ -127,6 +133,7 @@ function harness(
       language: "en",
       hookTimeoutMs: 100,
       engine: "sphinx",
+      model: "base.en",
     }),
     beforeTranscribe: () => options.hooks ?? [],
   });
@@ -326,15 +333,21 @@ describe("createLiveSession", () => {
       {
         sampleRate: rate,
         durationMs: 1200,
+        audioDurationMs: 1200,
         language: "en",
-        appContext: { app: "Wyoming" },
+        appContext: { app: "Wyoming", appName: "Wyoming" },
+        providerId: "sphinx",
+        modelId: "base.en",
         source: "wyoming",
       },
       {
         sampleRate: rate,
         durationMs: 500,
+        audioDurationMs: 500,
         language: "en",
-        appContext: { app: "Wyoming" },
+        appContext: { app: "Wyoming", appName: "Wyoming" },
+        providerId: "sphinx",
+        modelId: "base.en",
         source: "wyoming",
       },
     ]);

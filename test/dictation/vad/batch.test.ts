@@ -3,6 +3,7 @@ import type { SpeechEngine } from "../../../src/dictation/engines/types.ts";
 import { createScheduler } from "../../../src/dictation/scheduler.ts";
 import { createTranscriber, type TranscriberDeps } from "../../../src/dictation/transcriber.ts";
 import { createVad } from "../../../src/dictation/vad/vad.ts";
+import { createDictationApi } from "../../../src/plugins/hook-api.ts";
 import { appErrorOf } from "../../helpers/errors.ts";
 import { goForward } from "../../helpers/sphinx-testdata.ts";
 import { hum, pinkNoise, roomTone, whiteNoise, withNoise } from "./noise.ts";
@@ -32,11 +33,23 @@ function transcriber(pcm: Float32Array, hasSpeech: TranscriberDeps["hasSpeech"],
       deterministic: text,
       timings: { cleanup: 0, dictionary: 0, plugins: 0 },
       format: null,
+      disposition: "deliver",
+      reason: null,
+      consumedBy: null,
+      mode: "paste",
     }),
+    newDictation: () => createDictationApi(),
     record: () => null,
     dictionary: (text) => text,
     publish: () => {},
-    limits: () => ({ maxAudioMs: 600_000, timeoutMs, language: "en", hookTimeoutMs: 100, engine: "whisper" }),
+    limits: () => ({
+      maxAudioMs: 600_000,
+      timeoutMs,
+      language: "en",
+      hookTimeoutMs: 100,
+      engine: "whisper",
+      model: "base.en",
+    }),
     hasSpeech,
     warn: (message) => warnings.push(message),
   };

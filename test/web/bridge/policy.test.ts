@@ -7,6 +7,9 @@ const slug = "acme-notes";
 describe("allowBridgePath", () => {
   test.each([
     ["/api/health", "/api/health"],
+    ["/api/transcribe", "/api/transcribe"],
+    ["/api/transcribe?x=1", "/api/transcribe?x=1"],
+    ["/api/%74ranscribe", "/api/transcribe"],
     ["/api/plugins/acme-notes", "/api/plugins/acme-notes"],
     ["/api/plugins/acme-notes/", "/api/plugins/acme-notes/"],
     ["/api/plugins/acme-notes/notes", "/api/plugins/acme-notes/notes"],
@@ -49,6 +52,11 @@ describe("allowBridgePath", () => {
     ["/API/health", "only /api/plugins/acme-notes/"],
     ["/api/health/", "only /api/plugins/acme-notes/"],
     ["/api/healthz", "only /api/plugins/acme-notes/"],
+    ["/api/transcribe/", "only /api/plugins/acme-notes/"],
+    ["/api/transcribe/x", "only /api/plugins/acme-notes/"],
+    ["/api/post-process", "only /api/plugins/acme-notes/"],
+    ["/api/dictate", "only /api/plugins/acme-notes/"],
+    ["/v1/audio/transcriptions", "only /api/plugins/acme-notes/"],
     ["/api/plugins/other%2Dplugin/notes", "only /api/plugins/acme-notes/"],
     ["/api/%70lugins/install", "only /api/plugins/acme-notes/"],
     ["/", "only /api/plugins/acme-notes/"],
@@ -152,5 +160,17 @@ describe("allowBridgePath", () => {
         ok: false,
       });
     }
+  });
+
+  test("of every route svc serves, only health and transcription are reachable outside the namespace", () => {
+    // Read from the app's routes, so a route added later stays refused unless the list names it.
+    const { app } = createTestApp();
+    const reachable = new Set<string>();
+    for (const route of app.routes) {
+      if (route.path.startsWith("/api/plugins/:slug") || route.path.includes("*")) continue;
+      const path = route.path.replace(/:[A-Za-z]+/g, "x");
+      if (allowBridgePath(slug, path).ok) reachable.add(path);
+    }
+    expect([...reachable].sort()).toEqual(["/api/health", "/api/transcribe"]);
   });
 });

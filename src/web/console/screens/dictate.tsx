@@ -100,6 +100,15 @@ function SaveRecording(props: { recording: Blob }) {
   );
 }
 
+/** What an answer with no text means: nothing heard, or a plugin that handled or stopped it. */
+function emptyResult(result: { disposition: string; reason: string | null; consumedBy: string | null }) {
+  const why = result.reason ? `: ${result.reason}` : "";
+  if (result.disposition === "suppressed")
+    return `Handled by ${result.consumedBy ?? "a plugin"}${why}; nothing to deliver.`;
+  if (result.disposition === "aborted") return `Stopped by ${result.consumedBy ?? "a plugin"}${why}.`;
+  return "No speech was heard.";
+}
+
 export function DictateScreen() {
   const [appContext, setAppContext] = usePreference("appContext");
   const [language, setLanguage] = usePreference("language");
@@ -280,7 +289,7 @@ export function DictateScreen() {
             </button>
           </div>
           <p class="result-text" id="result-text">
-            {result.text || <span class="muted">No speech was heard.</span>}
+            {result.text || <span class="muted">{emptyResult(result)}</span>}
           </p>
           <p class="muted small">
             {seconds(result.audioDurationMs)} of audio · engine {duration(result.timings.engine)} ·{" "}
@@ -289,7 +298,9 @@ export function DictateScreen() {
               : `answered in ${duration(result.durationMs)}`}{" "}
             · {result.engine} {result.model}
             {result.format ? ` · format ${result.format.label}` : ""}
-            {result.historyId === null ? " · not saved (history paused)" : ""}
+            {result.historyId === null && result.disposition === "deliver" && result.text
+              ? " · not saved (history paused)"
+              : ""}
           </p>
           <dl class="timings small">
             {Object.entries(result.timings).map(([stage, ms]) => (

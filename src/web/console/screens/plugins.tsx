@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
-import { iconGlyph } from "../icons.ts";
+import { PluginIcon } from "../plugin-icon.tsx";
 import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useAction } from "../ui.tsx";
@@ -84,7 +84,9 @@ function PluginRow(props: { plugin: PluginInfo }) {
     <li class="panel plugin">
       <div class="row">
         <h3 class="grow">
-          <span aria-hidden="true">{iconGlyph(plugin.icon)} </span>
+          <span aria-hidden="true">
+            <PluginIcon name={plugin.icon} />{" "}
+          </span>
           {pluginTitle(plugin)}
           {plugin.dev && <span class="badge">DEV</span>}
           <span class={`badge ${state.tone}`}>{state.label}</span>
