@@ -2,6 +2,7 @@ import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
 import { parseOriginList } from "./http/origin.ts";
+import { defaultWyomingAllow, parseCidrList } from "./wyoming/allow.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */
 export function parseByteSize(text: string): number | undefined {
@@ -125,6 +126,36 @@ export const envSchema = v.object({
       }),
     ),
     "host names the server may be reached by, comma-separated",
+  ),
+  SVC_AUTH: described(
+    v.optional(
+      v.picklist(
+        ["", "off", "keys", "keys-everywhere"],
+        "SVC_AUTH must be off, keys (a key from every client but this machine's) or keys-everywhere",
+      ),
+      "",
+    ),
+    "off | keys | keys-everywhere: who needs a key (default: the console's choice, else off)",
+  ),
+  SVC_AUTH_MAX_FAILURES: described(
+    integer("SVC_AUTH_MAX_FAILURES", 1, 100_000, 10),
+    "wrong keys or codes one address may send a minute before it waits (429) (default 10)",
+  ),
+  SVC_WYOMING_ALLOW: described(
+    v.pipe(
+      v.optional(v.string(), defaultWyomingAllow.join(",")),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseCidrList(dataset.value);
+        if (parsed.invalid.length > 0) {
+          addIssue({
+            message: `SVC_WYOMING_ALLOW entries must be addresses or CIDRs such as 192.168.1.0/24 or fd00::/8: ${parsed.invalid.join(", ")}`,
+          });
+          return NEVER;
+        }
+        return parsed.ranges;
+      }),
+    ),
+    "client addresses (CIDRs, comma-separated) the Wyoming listener accepts besides loopback (default: the private ranges)",
   ),
   SVC_LOG_LEVEL: described(
     v.optional(
@@ -254,6 +285,12 @@ export function loadConfig(env: Record<string, string | undefined>) {
     trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS) as ReadonlySet<string>,
     allowedHosts: out.SVC_ALLOWED_HOSTS as readonly string[],
     logLevel: out.SVC_LOG_LEVEL,
+    /** SVC_AUTH, or null when unset (the mode stored from the console applies, else off). */
+    auth: out.SVC_AUTH === "" ? null : out.SVC_AUTH,
+    /** Wrong keys or codes one address may send a minute. */
+    authMaxFailures: out.SVC_AUTH_MAX_FAILURES,
+    /** The Wyoming listener's allowed client ranges (loopback is always allowed). */
+    wyomingAllow: out.SVC_WYOMING_ALLOW,
     /** Request body sizes, deadline, minimum rate and how many are received at once. */
     body: {
       maxUploadBytes: out.SVC_MAX_BODY_SIZE,

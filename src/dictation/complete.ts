@@ -26,6 +26,7 @@ export interface HistoryEntry {
   appContext: AppContext | null;
   format: { id: number; label: string } | null;
   source: HistorySource;
+  keyName: string | null;
 }
 
 export interface CompletionDeps {
@@ -54,6 +55,8 @@ export interface CompleteInput {
   record?: boolean;
   /** Where it came from (history's column, the hooks' `source`); default `api`. */
   source?: HistorySource;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
 }
 
 export interface Completion {
@@ -106,6 +109,7 @@ export function createCompletion(deps: CompletionDeps): Completion {
         appContext,
         format: processed.format,
         source,
+        keyName: input.keyName ?? null,
       };
       // Nothing said (silence, only fillers, a start and a stop): there is nothing to remember.
       const historyId = input.record === false || processed.text.trim() === "" ? null : deps.record(entry);

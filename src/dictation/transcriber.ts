@@ -51,6 +51,8 @@ export interface TranscribeInput {
   detail?: boolean;
   /** Where the dictation came from (history, the plugin hooks' `source`); default `api`. */
   source?: HistorySource;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
 }
 
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
@@ -102,6 +104,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       skipPostProcess: input.skipPostProcess,
       record: input.record,
       source,
+      keyName: input.keyName,
     });
     if (input.detail) {
       const withDictionary = !input.skipPostProcess;

@@ -1,3 +1,4 @@
+import { keyNameOf, type Principal } from "../access/principal.ts";
 import type { LiveConnection, LiveDriver } from "../dictation/live/driver.ts";
 import {
   closeCodeOf,
@@ -22,8 +23,10 @@ export interface DictateSocketDeps {
 }
 
 /** The handlers of one `/api/dictate` socket: one live dictation per connection. */
-export function dictateSocket(deps: DictateSocketDeps): (requestId: string) => SocketEvents {
-  return (requestId) => {
+export function dictateSocket(
+  deps: DictateSocketDeps,
+): (requestId: string, principal?: Principal) => SocketEvents {
+  return (requestId, principal) => {
     let ws: Socket | undefined;
     let conn: LiveConnection | undefined;
     /** Stop, cancel or an error came: nothing more is read. */
@@ -67,6 +70,7 @@ export function dictateSocket(deps: DictateSocketDeps): (requestId: string) => S
         }
         live.start({
           ...read.start,
+          keyName: principal ? keyNameOf(principal) : null,
           onSegment: (segment) => send(segmentMessage(segment)),
           onPartial: (text) => send({ type: "partial", text }),
         });

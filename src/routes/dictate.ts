@@ -11,6 +11,7 @@ import type { SettingsService } from "../settings/service.ts";
 
 const dictateDoc: RouteSpec = {
   summary: "Live dictation (WebSocket)",
+  access: "dictate",
   errors: [
     "untrusted_origin",
     "cross_origin_request",

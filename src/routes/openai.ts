@@ -1,5 +1,6 @@
 import type { Handler } from "hono";
 import * as v from "valibot";
+import { keyNameOf, nobody } from "../access/principal.ts";
 import type { EngineContext } from "../dictation/engines/definition.ts";
 import { requestableModels, requestedEngineModel } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
@@ -56,13 +57,14 @@ const transcriptionErrors = [
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: an installed svc model id selects that model; ${openAiModelAliases.join(", ")} and any other name mean the active engine and model), ${task === "transcribe" ? "`language`, " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}}. Any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: an installed svc model id selects that model; ${openAiModelAliases.join(", ")} and any other name mean the active engine and model), ${task === "transcribe" ? "`language`, " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined), \`stream\` (true: server-sent events transcript.text.delta and transcript.text.done). Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}}. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
     task === "transcribe"
       ? "OpenAI-compatible transcription"
       : "OpenAI-compatible translation to English (multilingual whisper models)",
+  access: "dictate",
   description: fieldsDoc(task),
   bodyTypes: ["multipart/form-data"],
   bodyKind: "upload",
@@ -109,6 +111,7 @@ export function createOpenAiRoutes(deps: {
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
         signal: c.req.raw.signal,
+        keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
         engine: chosen?.engine,
         model: chosen?.model,
         prompt: fields.prompt,
@@ -139,6 +142,7 @@ export function createOpenAiRoutes(deps: {
     .get(
       "/models",
       {
+        access: "dictate",
         summary:
           "Models in OpenAI's list shape: the installed models a request may name (each engine's that takes one per request: whisper's), then OpenAI's names svc answers",
         responses: {
@@ -154,6 +158,7 @@ export function createOpenAiRoutes(deps: {
       "/models/:id",
       {
         summary: "One model in OpenAI's shape",
+        access: "dictate",
         params: v.object({ id: v.string() }),
         responses: { 200: { description: "The model", schema: modelSchema } },
       },

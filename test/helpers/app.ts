@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
+import type { AuthMode } from "../../src/access/keys.ts";
+import type { AccessService } from "../../src/access/service.ts";
 import { appDeps, createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
@@ -22,6 +24,7 @@ import type { Services } from "../../src/services.ts";
 export interface TestApp {
   app: ReturnType<typeof createApp>;
   db: Database;
+  access: AccessService;
   /** Every event published while the test ran. */
   events: ServerEvent[];
   /** The bus they were published on (a test serving /api/events subscribes its socket to it). */
@@ -60,6 +63,12 @@ export interface TestAppOptions {
   modelPresets?: readonly ModelPreset[];
   /** The bridge script plugin HTML documents get; default: the console's bridge.js. */
   bridgeScriptUrl?: string;
+  /** SVC_AUTH; default unset (the stored mode, else off). */
+  auth?: AuthMode;
+  /** SVC_AUTH_MAX_FAILURES; default 10. */
+  authMaxFailures?: number;
+  /** Whether the app says it listens beyond loopback; default false. */
+  exposed?: boolean;
   /** Wraps the transcriber the app's routes use (a test watching the pieces a live dictation asks for). */
   wrap?: (transcriber: Transcriber) => Transcriber;
 }
@@ -132,6 +141,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     modelBaseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
     modelPresets: options.modelPresets,
     pluginHost: options.pluginHost,
+    authMode: options.auth ?? null,
   });
   const { services, plugins, models } = runtime;
   const { bridgeScriptUrl, wrap } = options;
@@ -156,6 +166,8 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       ...options.body,
     },
     bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
+    authMaxFailures: options.authMaxFailures,
+    exposed: options.exposed,
   });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);
@@ -166,5 +178,19 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, bus, logs, logger, services, plugins, models, dictation, request, json };
+  return {
+    app,
+    db,
+    access: runtime.access,
+    events,
+    bus,
+    logs,
+    logger,
+    services,
+    plugins,
+    models,
+    dictation,
+    request,
+    json,
+  };
 }

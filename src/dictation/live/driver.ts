@@ -33,6 +33,8 @@ export interface LiveStartOptions {
   /** An installed model for this dictation instead of the `stt_model` setting. */
   model?: string;
   appContext?: AppContext | null;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
   /** false: the result is not stored in history. */
   record?: boolean;
   /** Each committed piece, in order. */
@@ -204,6 +206,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
             model: options.model,
             appContext: options.appContext ?? null,
             source: door.source,
+            keyName: options.keyName,
             record: options.record,
             onSegment: options.onSegment,
             onPartial: options.onPartial,
