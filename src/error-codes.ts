@@ -66,6 +66,11 @@ export const errorCodes = {
   busy: { status: 503, summary: "too many requests in flight or queued; retry after Retry-After" },
   internal: { status: 500, summary: "svc failed; quote the request id when reporting it" },
   websocket_unavailable: { status: 501, summary: "WebSockets need the server (not app.request)" },
+  storage_not_writable: {
+    status: 503,
+    summary:
+      "svc may not write a file in its own folders; the message names its owner and the chown that fixes it",
+  },
   storage_full: { status: 507, summary: "the disk holding svc's data is full; nothing was half-saved" },
 
   // Dictation

@@ -56,7 +56,8 @@ function impliedErrors(doc: RouteDoc): ErrorCode[] {
   const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
   if (doc.access !== "open") codes.push("unauthorized", "too_many_attempts");
   if (doc.access === undefined) codes.push("forbidden_role");
-  if (doc.method !== "get") codes.push("untrusted_origin", "cross_origin_request", "storage_full");
+  if (doc.method !== "get")
+    codes.push("untrusted_origin", "cross_origin_request", "storage_full", "storage_not_writable");
   if (doc.body || doc.bodyTypes) codes.push("payload_too_large", "request_timeout", "busy");
   if (doc.body) codes.push("unsupported_media_type", "invalid_json", "json_too_deep", "invalid_request");
   if (doc.query) codes.push("invalid_query");
