@@ -4,6 +4,7 @@ import type { AccessService } from "./access/service.ts";
 import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
+import type { OperatorLimits } from "./dictation/live/limits.ts";
 import type { EventBus } from "./events.ts";
 import { createAccessGate, type RouteAccess } from "./http/access.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
@@ -57,6 +58,8 @@ export interface AppDeps extends Services {
   authMaxFailures?: number;
   /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
   exposed?: boolean;
+  /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: OperatorLimits;
   /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
   docs: ApiDocs;
   /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
@@ -80,6 +83,8 @@ export interface HttpDeps {
   authMaxFailures?: number;
   /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
   exposed?: boolean;
+  /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: OperatorLimits;
   /**
    * The path on svc of the script that defines `window.svc` in plugin pages, added to every
    * plugin HTML document. Default: the console's own bridge.js.

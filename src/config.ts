@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
+import type { OperatorLimits } from "./dictation/live/limits.ts";
 import { parseOriginList } from "./http/origin.ts";
 import { defaultWyomingAllow, parseCidrList } from "./wyoming/allow.ts";
 
@@ -192,6 +193,37 @@ export const envSchema = v.object({
     integer("SVC_MAX_JSON_BODIES", 1, 100_000, 32),
     "JSON bodies received at once, apart from uploads; more get 503 busy (default 32)",
   ),
+  SVC_DICTATE_MAX_FRAME_SIZE: described(
+    v.pipe(
+      byteSize("SVC_DICTATE_MAX_FRAME_SIZE", "256kb", 1024),
+      v.maxValue(1_048_576, "SVC_DICTATE_MAX_FRAME_SIZE must be at most 1mb"),
+    ),
+    "largest live-dictation WebSocket message (default 256kb)",
+  ),
+  SVC_DICTATE_MAX_SESSIONS: described(
+    integer("SVC_DICTATE_MAX_SESSIONS", 1, 1024, 4),
+    "live dictations at once over /api/dictate; one more is refused busy (default 4)",
+  ),
+  SVC_WYOMING_MAX_CONNECTIONS: described(
+    integer("SVC_WYOMING_MAX_CONNECTIONS", 1, 4096, 8),
+    "Wyoming connections at once (default 8)",
+  ),
+  SVC_WYOMING_MAX_HEADER_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_HEADER_SIZE", "8kb", 256),
+    "longest Wyoming event header line (default 8kb)",
+  ),
+  SVC_WYOMING_MAX_DATA_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_DATA_SIZE", "64kb", 256),
+    "largest data_length a Wyoming event may declare (default 64kb)",
+  ),
+  SVC_WYOMING_MAX_PAYLOAD_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_PAYLOAD_SIZE", "256kb", 1024),
+    "largest payload_length (audio) a Wyoming event may declare (default 256kb)",
+  ),
+  SVC_WYOMING_MAX_UNREAD_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_UNREAD_SIZE", "1mb", 65_536),
+    "answers svc holds for a Wyoming client that does not read them (default 1mb)",
+  ),
   SVC_SHUTDOWN_TIMEOUT_MS: described(
     integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
     "how long in-flight requests may finish on SIGTERM (default 10000)",
@@ -301,6 +333,16 @@ export function loadConfig(env: Record<string, string | undefined>) {
       maxConcurrent: out.SVC_MAX_UPLOADS,
       maxJsonConcurrent: out.SVC_MAX_JSON_BODIES,
     },
+    /** The caps that protect the server from live dictation and Wyoming clients. */
+    operator: {
+      dictateMaxFrameBytes: out.SVC_DICTATE_MAX_FRAME_SIZE,
+      dictateMaxSessions: out.SVC_DICTATE_MAX_SESSIONS,
+      wyomingMaxConnections: out.SVC_WYOMING_MAX_CONNECTIONS,
+      wyomingMaxHeaderBytes: out.SVC_WYOMING_MAX_HEADER_SIZE,
+      wyomingMaxDataBytes: out.SVC_WYOMING_MAX_DATA_SIZE,
+      wyomingMaxPayloadBytes: out.SVC_WYOMING_MAX_PAYLOAD_SIZE,
+      wyomingMaxUnreadBytes: out.SVC_WYOMING_MAX_UNREAD_SIZE,
+    } satisfies OperatorLimits,
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
     pluginsDir: pluginsDirOf(dbPath, out.SVC_PLUGINS_DIR),
     /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */

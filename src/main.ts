@@ -15,7 +15,7 @@ import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
 import { createLiveDriver } from "./dictation/live/driver.ts";
-import { liveDoors } from "./dictation/live/limits.ts";
+import { liveDoors, type OperatorLimits } from "./dictation/live/limits.ts";
 import { SILERO_COMMAND } from "./dictation/vad/silero.ts";
 import { reasonOf } from "./errors.ts";
 import { lastResortError } from "./http/errors.ts";
@@ -77,6 +77,7 @@ async function serve(env: Env): Promise<number> {
       allowedHosts: config.allowedHosts,
       body: config.body,
       authMaxFailures: config.authMaxFailures,
+      operator: config.operator,
       exposed: !isLoopback(config.host),
     }),
   );
@@ -112,7 +113,7 @@ async function serve(env: Env): Promise<number> {
   let wyoming: WyomingServer | null = null;
   if (config.wyoming) {
     try {
-      wyoming = listenWyoming(config.wyoming, runtime, url, logger, config.wyomingAllow);
+      wyoming = listenWyoming(config.wyoming, runtime, url, logger, config);
     } catch (error) {
       await server.stop(true);
       await runtime.close();
@@ -191,8 +192,9 @@ function listenWyoming(
   runtime: Runtime,
   url: string,
   logger: Logger,
-  allow: readonly CidrRange[],
+  config: { wyomingAllow: readonly CidrRange[]; operator: OperatorLimits },
 ): WyomingServer {
+  const allow = config.wyomingAllow;
   const { services, dictation } = runtime;
   const sources = { version, url, settings: services.settings, models: runtime.models.store };
   const wyoming = createWyomingServer({
@@ -201,8 +203,9 @@ function listenWyoming(
       vad: dictation.vad,
       door: liveDoors.wyoming,
       settings: services.settings,
+      operator: config.operator,
     }),
-    limits: wyomingLimits(services.settings),
+    limits: wyomingLimits(services.settings, config.operator),
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),
     logger,

@@ -16,7 +16,7 @@ import type { OpenSockets, Socket, SocketEvents } from "./sockets.ts";
 
 export interface DictateSocketDeps {
   live: LiveDriver;
-  /** The largest message a client may send (dictate_max_frame_bytes), read per message. */
+  /** The largest message a client may send (SVC_DICTATE_MAX_FRAME_SIZE), read per message. */
   maxFrameBytes(): number;
   logger: Pick<Logger, "warn">;
   sockets: OpenSockets;
@@ -54,7 +54,7 @@ export function dictateSocket(
       if (size > maxFrameBytes) {
         throw new AppError(
           "payload_too_large",
-          `A message of ${size} bytes is over dictate_max_frame_bytes (${maxFrameBytes}); send smaller frames.`,
+          `A message of ${size} bytes is over SVC_DICTATE_MAX_FRAME_SIZE (${maxFrameBytes}); send smaller frames.`,
         );
       }
       if (typeof message !== "string") {

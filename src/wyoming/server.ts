@@ -127,7 +127,7 @@ export function createWyomingServer(
     oldest.socket.data.connection?.refuse(
       new AppError(
         "busy",
-        `${maxConnections} Wyoming connections are open (wyoming_max_connections) and a new client needed one; this idle connection gave way.`,
+        `${maxConnections} Wyoming connections are open (SVC_WYOMING_MAX_CONNECTIONS) and a new client needed one; this idle connection gave way.`,
       ),
     );
     return true;
@@ -192,7 +192,7 @@ export function createWyomingServer(
               connection.refuse(
                 new AppError(
                   "busy",
-                  `${maxConnections} Wyoming connections are transcribing (wyoming_max_connections); retry shortly.`,
+                  `${maxConnections} Wyoming connections are transcribing (SVC_WYOMING_MAX_CONNECTIONS); retry shortly.`,
                 ),
               );
               return;

@@ -11,6 +11,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
+import { defaultOperatorLimits, type OperatorLimits } from "../../src/dictation/live/limits.ts";
 import type { Transcriber } from "../../src/dictation/transcriber.ts";
 import { createEventBus, type EventBus, type ServerEvent } from "../../src/events.ts";
 import { type ApiDocs, routeErrors } from "../../src/http/api-docs.ts";
@@ -69,6 +70,8 @@ export interface TestAppOptions {
   authMaxFailures?: number;
   /** Whether the app says it listens beyond loopback; default false. */
   exposed?: boolean;
+  /** The operator's caps (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: Partial<OperatorLimits>;
   /** Wraps the transcriber the app's routes use (a test watching the pieces a live dictation asks for). */
   wrap?: (transcriber: Transcriber) => Transcriber;
 }
@@ -168,6 +171,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
     authMaxFailures: options.authMaxFailures,
     exposed: options.exposed,
+    operator: { ...defaultOperatorLimits, ...options.operator },
   });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);

@@ -5,6 +5,7 @@ import { lexiconMigration } from "./0003-lexicon.ts";
 import { pluginStorageMigration } from "./0004-plugin-storage.ts";
 import { historySourceMigration } from "./0005-history-source.ts";
 import { accessMigration } from "./0006-access.ts";
+import { operatorLimitsMigration } from "./0007-operator-limits.ts";
 
 /** Every schema step, in order. A compiled binary cannot glob its sources, so they are listed here. */
 export const migrations: readonly Migration[] = [
@@ -14,4 +15,5 @@ export const migrations: readonly Migration[] = [
   pluginStorageMigration,
   historySourceMigration,
   accessMigration,
+  operatorLimitsMigration,
 ];

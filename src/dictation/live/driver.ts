@@ -4,7 +4,7 @@ import type { SettingsService } from "../../settings/service.ts";
 import { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "../audio/index.ts";
 import type { Transcription } from "../result.ts";
 import type { Vad } from "../vad/vad.ts";
-import { type LiveDoor, type LiveLimits, liveLimits } from "./limits.ts";
+import { type LiveDoor, type LiveLimits, liveLimits, type OperatorLimits } from "./limits.ts";
 import { assertPace } from "./pace.ts";
 import { createLiveSession, type LiveSegment, type LiveSession, type LiveTranscriber } from "./session.ts";
 
@@ -19,6 +19,8 @@ export interface LiveDriverDeps {
   /** The door: its history source and the settings its limits are read from at each check. */
   door: LiveDoor;
   settings: Pick<SettingsService, "get">;
+  /** The operator's caps (environment variables); default: their defaults. */
+  operator?: OperatorLimits;
 }
 
 /** How a connection hears that its dictation (or the wait for one) is over. */
@@ -86,9 +88,10 @@ interface Dictation {
 
 export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
   const { door } = deps;
-  const limits = liveLimits(deps.settings, door);
+  const limits = liveLimits(deps.settings, door, deps.operator);
   const open = new Set<Dictation>();
-  const setting = (limit: keyof LiveLimits) => door.settings[limit] ?? limit;
+  const setting = (limit: keyof LiveLimits) =>
+    limit === "maxSessions" ? (door.maxSessions?.variable ?? limit) : (door.settings[limit] ?? limit);
   /** What a codec may expand the audio to (raw PCM is counted from its bytes). */
   const maxDurationMs = () => limits().maxSeconds * 1000 || Number.POSITIVE_INFINITY;
 

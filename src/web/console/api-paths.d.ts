@@ -213,7 +213,7 @@ export interface paths {
      *
      * Server: {"type":"ready"} after start; {"type":"partial","text":"go for"} now and then, a revisable guess at the piece being spoken (at most once per 500 ms of new audio, only while the engine is otherwise idle); {"type":"segment","text":"go forward","start":120,"end":1480} per committed piece (start and end in ms from the first sample; the engine's text, before the text pipeline); {"type":"final",…} after stop, with the body of POST /api/transcribe (the pipeline runs once over the whole text, history is written once; durationMs is the wait from stop), then close 1000. cancel closes 1000 with nothing recorded; leaving drops the queued work.
      *
-     * Errors: {"type":"error","code","message"} then close: busy (a start beyond dictate_max_sessions started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over dictate_max_frame_bytes) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
+     * Errors: {"type":"error","code","message"} then close: busy (a start beyond SVC_DICTATE_MAX_SESSIONS started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over SVC_DICTATE_MAX_FRAME_SIZE) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
      *
      * Origin: only svc's own pages, app:// and SVC_TRUSTED_ORIGINS entries may open it (a page on another port of this machine is refused 403 cross_origin_request: a WebSocket has no preflight, and a dictation uses the engine and writes history).
      *
@@ -2141,7 +2141,7 @@ export interface paths {
   "/api/plugins/{slug}/ui/*": {
     /**
      * A plugin UI page or asset
-     * @description Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.
+     * @description Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Open without a key, like the console's own files: they are the plugin's public code, and the sandboxed page's requests for them carry no cookie. HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.
      */
     get: {
       parameters: {
