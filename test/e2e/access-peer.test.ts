@@ -6,10 +6,12 @@ import type { Server } from "bun";
 import type { AuthMode } from "../../src/access/keys.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { socketHandler } from "../../src/http/sockets.ts";
+import { parseCidrList } from "../../src/wyoming/allow.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createPeer, type Peer } from "../helpers/netns.ts";
 import type { PeerAnswer, PeerRequest } from "../helpers/peer-client.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
+import { serveWyoming } from "../helpers/wyoming.ts";
 
 // svc as a LAN serves it, and a second machine: a network namespace whose only address is on a veth
 // link to this one. From there, under SVC_AUTH=keys, every route of the route table asks for a key.
@@ -123,9 +125,12 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys, from another machine", () => {
     const open = routes
       .filter((route) => route.role === "open")
       .map((route) => `${route.method} ${route.path}`);
+    // The login routes, the health check and a plugin page's public files (its sandboxed page asks for
+    // them from an opaque origin, which carries no cookie), as the console's own files are.
     expect(open.sort()).toEqual([
       "GET /api/auth/session",
       "GET /api/health",
+      "GET /api/plugins/nosuchplugin/ui/index.html",
       "POST /api/auth/login",
       "POST /api/auth/logout",
     ]);
@@ -260,5 +265,28 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys-everywhere", () => {
       headers: { authorization: `Bearer ${s.dictate}` },
     });
     expect(keyed.status).toBe(200);
+  });
+});
+
+describe.skipIf(refused !== null)("the Wyoming listener, from another machine", () => {
+  /** Whether the peer's client got an answer to `describe`, or was closed first. */
+  const describeFrom = async (port: number) =>
+    (
+      await peer.run([
+        process.execPath,
+        join(root, "test/helpers/wyoming-peer.ts"),
+        peer.hostAddress,
+        String(port),
+      ])
+    ).stdout.trim();
+
+  test("accepts a client in SVC_WYOMING_ALLOW and closes any other at accept", async () => {
+    const allowed = serveWyoming({ host: "0.0.0.0", allow: parseCidrList(`${peer.peerAddress}/32`).ranges });
+    const other = serveWyoming({ host: "0.0.0.0", allow: parseCidrList("192.168.0.0/16").ranges });
+    running.push(allowed.stop, other.stop);
+    expect(await describeFrom(allowed.port)).toBe("answered");
+    // Closed as it was accepted: the client sees the connection reset, or closed, never an answer.
+    expect(["closed", "refused"]).toContain(await describeFrom(other.port));
+    expect(other.app.logs.some((line) => line.address === peer.peerAddress)).toBe(true);
   });
 });
