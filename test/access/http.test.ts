@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { AuthMode } from "../../src/access/keys.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
+import { fastTimeouts, pluginsDirWith } from "../helpers/plugins.ts";
 
 // app.request has no socket: its caller is this process, which counts as a loopback peer. Under
 // `keys` it is trusted; `keys-everywhere` asks it for a key like anyone. The network tests
@@ -284,5 +285,25 @@ describe("history and keys", () => {
       total: number;
     };
     expect(left.total).toBe(2);
+  });
+});
+
+describe("a plugin's routes", () => {
+  test("are admin-only unless its manifest's svc.dictateRoutes marks them for dictate keys", async () => {
+    const t = createTestApp({
+      auth: "keys-everywhere",
+      pluginsDir: pluginsDirWith("fx-dictate-routes"),
+      pluginHost: { timeouts: fastTimeouts },
+    });
+    t.services.settings.set("plugins", ["@fx/dictate-routes"]);
+    await t.plugins.start();
+    const admin = t.access.createKey("root", "admin").key;
+    const dictate = t.access.createKey("phone", "dictate").key;
+    const get = (path: string, key?: string) =>
+      t.request(`/api/plugins/fx-dictate-routes${path}`, { headers: key ? bearer(key) : {} });
+    expect((await get("/ping")).status).toBe(401);
+    expect((await get("/ping", dictate)).status).toBe(200);
+    expect((await get("/secret", dictate)).status).toBe(403);
+    expect((await get("/secret", admin)).status).toBe(200);
   });
 });
