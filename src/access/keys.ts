@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as v from "valibot";
 
 // A key is `svck_` + a 12-hex-digit id (how svc finds its record) + 256 random bits in base64url.
@@ -22,8 +22,7 @@ export const keyNameSchema = v.pipe(
   ),
 );
 
-export const sha256 = (text: string): Uint8Array =>
-  new Uint8Array(createHash("sha256").update(text).digest());
+export const sha256 = (text: string): Uint8Array => Bun.CryptoHasher.hash("sha256", text) as Uint8Array;
 
 /** A new key and its id. */
 export function generateKey(): { id: string; key: string } {
@@ -31,9 +30,15 @@ export function generateKey(): { id: string; key: string } {
   return { id, key: `${keyPrefix}${id}${randomBytes(32).toString("base64url")}` };
 }
 
-/** The id a presented key claims, or null when it is not shaped like a key. */
+const keyLength = keyPrefix.length + 12 + 43;
+
+/**
+ * The id a presented key claims, or null when it is not shaped like a key. The id only finds the
+ * record; the whole key is then compared in constant time.
+ */
 export function keyIdOf(presented: string): string | null {
-  return keyShape.exec(presented)?.[1] ?? null;
+  if (presented.length !== keyLength || !presented.startsWith(keyPrefix)) return null;
+  return keyShape.test(presented) ? presented.slice(keyPrefix.length, keyPrefix.length + 12) : null;
 }
 
 /** Whether the presented key hashes to `stored`, compared in constant time. */
@@ -41,6 +46,20 @@ export function keyMatches(presented: string, stored: Uint8Array): boolean {
   const hash = sha256(presented);
   return hash.length === stored.length && timingSafeEqual(hash, stored);
 }
+
+const encoder = new TextEncoder();
+
+/**
+ * Whether `presented` is the key `known` holds (the bytes of a key that already matched its hash),
+ * compared in constant time: a key sent again is checked without hashing it again.
+ */
+export function sameKey(presented: string, known: Uint8Array): boolean {
+  const bytes = encoder.encode(presented);
+  return bytes.length === known.length && timingSafeEqual(bytes, known);
+}
+
+/** A key's bytes, remembered once it matched its hash. */
+export const keyBytes = (key: string): Uint8Array => encoder.encode(key);
 
 /** A random token (a session, a login code): 256 bits, base64url. */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString("base64url");

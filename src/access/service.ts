@@ -1,6 +1,16 @@
 import type { AccessKeyRow, AccessRepo } from "../db/access-repo.ts";
 import { AppError, conflict, notFound } from "../errors.ts";
-import { type AuthMode, generateKey, keyIdOf, keyMatches, type Role, randomToken, sha256 } from "./keys.ts";
+import {
+  type AuthMode,
+  generateKey,
+  keyBytes,
+  keyIdOf,
+  keyMatches,
+  type Role,
+  randomToken,
+  sameKey,
+  sha256,
+} from "./keys.ts";
 
 /** A key as svc shows it: never the key itself. */
 export interface KeyInfo {
@@ -58,6 +68,8 @@ interface Cached {
   info: KeyInfo;
   hash: Uint8Array;
   touchedAt: number;
+  /** The key's bytes once a client presented it and it matched the hash (memory only). */
+  known?: Uint8Array;
 }
 
 export function createAccessService(deps: {
@@ -151,7 +163,11 @@ export function createAccessService(deps: {
       const id = keyIdOf(presented);
       if (id === null) return null;
       const cached = fresh().get(id);
-      if (!cached || !keyMatches(presented, cached.hash)) return null;
+      if (!cached) return null;
+      if (cached.known === undefined || !sameKey(presented, cached.known)) {
+        if (!keyMatches(presented, cached.hash)) return null;
+        cached.known = keyBytes(presented);
+      }
       return used(cached);
     },
     createSession(keyId) {

@@ -90,7 +90,9 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
           }),
         );
       }
-      const presented = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+      const presented = authorization.startsWith("Bearer ")
+        ? authorization.slice(7).trim()
+        : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
       const key = presented === undefined ? null : access.verifyKey(presented);
       if (key === null) {
         throttle.failed(address);

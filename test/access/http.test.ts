@@ -92,6 +92,15 @@ describe("SVC_AUTH=keys-everywhere", () => {
     expect((await t.request("/api/keys", { headers: bearer(admin) })).status).toBe(200);
   });
 
+  test("a key that differs in its last character from one already accepted is refused", async () => {
+    const { t, dictate } = withKeys();
+    expect((await t.request("/api/history", { headers: bearer(dictate) })).status).toBe(200);
+    const last = dictate.at(-1) === "A" ? "B" : "A";
+    const forged = `${dictate.slice(0, -1)}${last}`;
+    expect((await t.request("/api/history", { headers: bearer(forged) })).status).toBe(401);
+    expect((await t.request("/api/history", { headers: bearer(dictate) })).status).toBe(200);
+  });
+
   test("a percent-encoded spelling of an admin route is still admin-only", async () => {
     const { t, dictate } = withKeys();
     const res = await t.request("/api/%6Beys", { headers: bearer(dictate) });
