@@ -150,6 +150,14 @@ describe("the console's session", () => {
     expect(res.status).toBe(200);
   });
 
+  test("behind a TLS proxy the cookie is Secure", async () => {
+    const { t, admin } = withKeys();
+    const login = await t.json("/api/auth/login", "POST", { key: admin }, { "x-forwarded-proto": "https" });
+    expect(login.headers.get("set-cookie")).toContain("; Secure");
+    const plain = await t.json("/api/auth/login", "POST", { key: admin });
+    expect(plain.headers.get("set-cookie")).not.toContain("Secure");
+  });
+
   test("logout ends the session", async () => {
     const { t, admin } = withKeys();
     const session = sessionOf(await t.json("/api/auth/login", "POST", { key: admin }));

@@ -185,6 +185,19 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys, from another machine", () => {
     expect([events?.status, eventsKeyed?.status, dictate?.status, dictateKeyed?.status]).toEqual([
       0, 101, 0, 101,
     ]);
+    // The console's sockets carry its session cookie instead.
+    const [login] = await fromPeer([
+      {
+        method: "POST",
+        url: `${s.base}/api/auth/login`,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ key: s.dictate }),
+      },
+    ]);
+    const cookie = /svc_session=[^;]+/.exec(login?.headers["set-cookie"] ?? "")?.[0] ?? "";
+    expect(cookie).not.toBe("");
+    const [withCookie] = await fromPeer([{ ...ws("/api/events"), headers: { cookie } }]);
+    expect(withCookie?.status).toBe(101);
   });
 
   test("this machine needs no key, unless a proxy forwarded the request", async () => {
