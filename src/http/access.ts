@@ -41,17 +41,26 @@ export function peerAddress(request: Request, info: RequestInfo): string {
 }
 
 /**
- * Whether a request needs no credential: keys are off, or required only from other machines and
- * this one comes from a loopback peer that no proxy forwarded (a proxy on this machine would
+ * Whether a request needs no credential under `keys`: it comes from a loopback peer that no proxy
+ * forwarded (a proxy on this machine would
  * otherwise open svc to whoever reaches the proxy).
  */
-function trusted(mode: string, request: Request, address: string): boolean {
-  if (mode === "off") return true;
-  if (mode !== "keys") return false;
+function trusted(request: Request, address: string): boolean {
   if (address !== "local" && !isLoopbackAddress(address)) return false;
   const headers = request.headers;
   return !headers.has("forwarded") && !headers.has("x-forwarded-for");
 }
+
+// One principal per key, made once: a request with a key allocates nothing for it.
+const bearers = new WeakMap<KeyInfo, Principal>();
+const bearerPrincipal = (key: KeyInfo): Principal => {
+  let principal = bearers.get(key);
+  if (!principal) {
+    principal = { role: key.role, key, via: "bearer" };
+    bearers.set(key, principal);
+  }
+  return principal;
+};
 
 export function createAccessGate(options: AccessGateOptions): AccessGate {
   const { access, throttle } = options;
@@ -69,8 +78,13 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
       info.principal = trustedPrincipal;
       return;
     }
-    const address = peerAddress(request, info);
-    if (trusted(mode, request, address)) {
+    // Asked for only when it decides something: a native call per request otherwise.
+    let known: string | undefined;
+    const peer = () => {
+      known ??= peerAddress(request, info);
+      return known;
+    };
+    if (mode === "keys" && trusted(request, peer())) {
       info.principal = trustedPrincipal;
       return;
     }
@@ -78,12 +92,12 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     const authorization = headers.get("authorization");
     let principal: Principal = nobody;
     if (authorization !== null) {
-      const wait = throttle.waitFor(address);
+      const wait = throttle.active() ? throttle.waitFor(peer()) : 0;
       if (wait > 0) {
         const seconds = Math.ceil(wait / 1000);
         throw refuse(
           info,
-          address,
+          peer(),
           null,
           new AppError("too_many_attempts", `Too many wrong keys from this address; retry in ${seconds} s.`, {
             headers: { "Retry-After": String(seconds) },
@@ -95,10 +109,10 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
         : /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
       const key = presented === undefined ? null : access.verifyKey(presented);
       if (key === null) {
-        throttle.failed(address);
+        throttle.failed(peer());
         throw refuse(
           info,
-          address,
+          peer(),
           null,
           new AppError(
             "unauthorized",
@@ -109,19 +123,21 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
           ),
         );
       }
-      principal = { role: key.role, key, via: "bearer" };
+      principal = bearerPrincipal(key);
     } else {
       const token = cookieValue(headers.get("cookie"), sessionCookie);
       const key = token === null ? null : access.sessionKey(token);
       if (key !== null) principal = { role: key.role, key, via: "session" };
     }
     info.principal = principal;
+    // An admin may make any request: the route's role need not be looked up.
+    if (principal.role === "admin") return;
     const needed = options.routeAccess(method, rawPath(request.url));
     if (needed === "open") return;
     if (principal.role === null) {
       throw refuse(
         info,
-        address,
+        peer(),
         null,
         new AppError(
           "unauthorized",
@@ -130,10 +146,10 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
         ),
       );
     }
-    if (needed === "admin" && principal.role !== "admin") {
+    if (needed === "admin") {
       throw refuse(
         info,
-        address,
+        peer(),
         principal.key,
         new AppError(
           "forbidden_role",

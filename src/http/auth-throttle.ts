@@ -2,6 +2,8 @@
 // (429 with Retry-After) and nobody else does.
 
 export interface AuthThrottle {
+  /** Whether any address has failed lately (when none has, nobody waits). */
+  active(): boolean;
   /** Milliseconds the address must still wait, 0 when it may try. */
   waitFor(address: string): number;
   /** Counts one wrong key or code from the address. */
@@ -23,6 +25,7 @@ export function createAuthThrottle(maxFailures: number, now: () => number = Date
     return entry;
   };
   return {
+    active: () => seen.size > 0,
     waitFor(address) {
       if (seen.size === 0) return 0;
       const entry = current(address);
