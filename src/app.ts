@@ -1,11 +1,15 @@
 import type { Server } from "bun";
 import { Hono } from "hono";
+import type { AccessService } from "./access/service.ts";
 import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
+import type { OperatorLimits } from "./dictation/live/limits.ts";
 import type { EventBus } from "./events.ts";
+import { createAccessGate, type RouteAccess } from "./http/access.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
+import { createAuthThrottle } from "./http/auth-throttle.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
@@ -13,8 +17,10 @@ import { createRequestContext, installRequestContext } from "./http/request-cont
 import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
-import { createPluginNamespace } from "./plugins/dispatch.ts";
+import { createPluginNamespace, namespaceSlug } from "./plugins/dispatch.ts";
 import type { PluginHost } from "./plugins/host.ts";
+import { marksForDictate } from "./plugins/manifest.ts";
+import { createAccessModeRoutes, createAuthRoutes, createKeysRoutes } from "./routes/access.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-transfer.ts";
@@ -38,6 +44,8 @@ import { consoleAssetLoader } from "./web/assets.ts";
 
 export interface AppDeps extends Services {
   db: Database;
+  /** Keys, sessions and the access mode: who may make which request (SVC_AUTH). */
+  access: AccessService;
   events: EventBus;
   logger: Logger;
   version: string;
@@ -45,6 +53,12 @@ export interface AppDeps extends Services {
   allowedHosts: readonly string[];
   /** Request body size, deadline, rate and concurrency limits. */
   body: BodyLimits;
+  /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
+  authMaxFailures?: number;
+  /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
+  exposed?: boolean;
+  /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: OperatorLimits;
   /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
   docs: ApiDocs;
   /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
@@ -64,6 +78,12 @@ export interface HttpDeps {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
   body: BodyLimits;
+  /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
+  authMaxFailures?: number;
+  /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
+  exposed?: boolean;
+  /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: OperatorLimits;
   /**
    * The path on svc of the script that defines `window.svc` in plugin pages, added to every
    * plugin HTML document. Default: the console's own bridge.js.
@@ -73,8 +93,8 @@ export interface HttpDeps {
 
 /** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */
 export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
-  const { services, plugins, models, dictation, db, events } = runtime;
-  return { ...services, plugins, models, dictation, db, events, ...http, docs: createApiDocs() };
+  const { services, plugins, models, dictation, db, events, access } = runtime;
+  return { ...services, plugins, models, dictation, db, events, access, ...http, docs: createApiDocs() };
 }
 
 /** A plugin's own routes: `/api/plugins/<slug>/…`, past svc's management routes. */
@@ -94,9 +114,54 @@ const bodyKinds =
     return trimmed.startsWith(pluginNamespace) ? "upload" : "json";
   };
 
+/** The console's document and files: open to all (they hold no data); the API behind them is not. */
+const isApiPath = (path: string) =>
+  path.startsWith("/api/") || path === "/api" || path.startsWith("/v1/") || path === "/v1";
+
+/**
+ * Who a request is for (SVC_AUTH): its documented route's `access` (admin when it names none), a
+ * plugin's route as its manifest marks it (admin unless marked for dictate), any key for an unknown
+ * API path (which answers 404 or 405), anyone for the console's pages and a preflight. The path is
+ * decoded as the router decodes it, so no spelling of an admin route passes as another.
+ */
+function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
+  const known = new Map<string, RouteAccess>();
+  return (method: string, raw: string): RouteAccess => {
+    if (method === "OPTIONS" || !isApiPath(raw)) return "open";
+    const cacheKey = `${method} ${raw}`;
+    const cached = known.get(cacheKey);
+    if (cached !== undefined) return cached;
+    let path = raw;
+    if (raw.includes("%")) {
+      try {
+        path = decodeURI(raw);
+      } catch {
+        return "admin";
+      }
+    }
+    const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
+    const route = docs.routeAt(method === "HEAD" ? "GET" : method, trimmed);
+    if (route) {
+      const access = route.access ?? "admin";
+      if (known.size >= 4096) known.clear();
+      known.set(cacheKey, access);
+      return access;
+    }
+    const slug = namespaceSlug(raw);
+    if (slug !== undefined) {
+      const plugin = plugins.find(slug);
+      const rest = raw.slice(`${pluginNamespace}${slug}`.length) || "/";
+      return plugin && marksForDictate(plugin.manifest, method, rest) ? "dictate" : "admin";
+    }
+    // A plugin namespace spelled some other way, or no route at all: any key may learn it is not there.
+    return path.startsWith(pluginNamespace) ? "admin" : "dictate";
+  };
+}
+
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>();
+  const throttle = createAuthThrottle(deps.authMaxFailures ?? 10);
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
   // route and a 404 beside it all render in it, each once.
   const envelopeOf = (method: string, path: string) => deps.docs.envelopeAt(method, path);
@@ -107,12 +172,21 @@ export function createApp(deps: AppDeps) {
     allowedHosts: deps.allowedHosts,
     // Events carry ids only (docs/SPEC.md §5); a live dictation uses the engine and writes history.
     openSockets: new Set(["/api/events"]),
+    access: createAccessGate({
+      access: deps.access,
+      throttle,
+      routeAccess: routeAccessOf(deps.docs, deps.plugins),
+    }),
   });
   const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
   const bodyKindOf = bodyKinds(deps.docs);
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
+  const accessDeps = { ...deps, throttle, exposed: deps.exposed ?? false };
+  mount(createAuthRoutes(accessDeps));
+  mount(createKeysRoutes(accessDeps));
+  mount(createAccessModeRoutes(accessDeps));
   // The WebSocket routes keep their open sockets here, for svc's shutdown to close.
   const sockets = createOpenSockets();
   mount(createEventsRoutes({ ...deps, sockets }));

@@ -1,7 +1,9 @@
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
+import type { OperatorLimits } from "./dictation/live/limits.ts";
 import { parseOriginList } from "./http/origin.ts";
+import { defaultWyomingAllow, parseCidrList } from "./wyoming/allow.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */
 export function parseByteSize(text: string): number | undefined {
@@ -126,6 +128,36 @@ export const envSchema = v.object({
     ),
     "host names the server may be reached by, comma-separated",
   ),
+  SVC_AUTH: described(
+    v.optional(
+      v.picklist(
+        ["", "off", "keys", "keys-everywhere"],
+        "SVC_AUTH must be off, keys (a key from every client but this machine's) or keys-everywhere",
+      ),
+      "",
+    ),
+    "off | keys | keys-everywhere: who needs a key (default: the console's choice, else off)",
+  ),
+  SVC_AUTH_MAX_FAILURES: described(
+    integer("SVC_AUTH_MAX_FAILURES", 1, 100_000, 10),
+    "wrong keys or codes one address may send a minute before it waits (429) (default 10)",
+  ),
+  SVC_WYOMING_ALLOW: described(
+    v.pipe(
+      v.optional(v.string(), defaultWyomingAllow.join(",")),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseCidrList(dataset.value);
+        if (parsed.invalid.length > 0) {
+          addIssue({
+            message: `SVC_WYOMING_ALLOW entries must be addresses or CIDRs such as 192.168.1.0/24 or fd00::/8: ${parsed.invalid.join(", ")}`,
+          });
+          return NEVER;
+        }
+        return parsed.ranges;
+      }),
+    ),
+    "client addresses (CIDRs, comma-separated) the Wyoming listener accepts besides loopback (default: the private ranges)",
+  ),
   SVC_LOG_LEVEL: described(
     v.optional(
       v.picklist(["debug", "info", "warn", "error"], "SVC_LOG_LEVEL must be debug, info, warn or error"),
@@ -160,6 +192,37 @@ export const envSchema = v.object({
   SVC_MAX_JSON_BODIES: described(
     integer("SVC_MAX_JSON_BODIES", 1, 100_000, 32),
     "JSON bodies received at once, apart from uploads; more get 503 busy (default 32)",
+  ),
+  SVC_DICTATE_MAX_FRAME_SIZE: described(
+    v.pipe(
+      byteSize("SVC_DICTATE_MAX_FRAME_SIZE", "256kb", 1024),
+      v.maxValue(1_048_576, "SVC_DICTATE_MAX_FRAME_SIZE must be at most 1mb"),
+    ),
+    "largest live-dictation WebSocket message (default 256kb)",
+  ),
+  SVC_DICTATE_MAX_SESSIONS: described(
+    integer("SVC_DICTATE_MAX_SESSIONS", 1, 1024, 4),
+    "live dictations at once over /api/dictate; one more is refused busy (default 4)",
+  ),
+  SVC_WYOMING_MAX_CONNECTIONS: described(
+    integer("SVC_WYOMING_MAX_CONNECTIONS", 1, 4096, 8),
+    "Wyoming connections at once (default 8)",
+  ),
+  SVC_WYOMING_MAX_HEADER_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_HEADER_SIZE", "8kb", 256),
+    "longest Wyoming event header line (default 8kb)",
+  ),
+  SVC_WYOMING_MAX_DATA_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_DATA_SIZE", "64kb", 256),
+    "largest data_length a Wyoming event may declare (default 64kb)",
+  ),
+  SVC_WYOMING_MAX_PAYLOAD_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_PAYLOAD_SIZE", "256kb", 1024),
+    "largest payload_length (audio) a Wyoming event may declare (default 256kb)",
+  ),
+  SVC_WYOMING_MAX_UNREAD_SIZE: described(
+    byteSize("SVC_WYOMING_MAX_UNREAD_SIZE", "1mb", 65_536),
+    "answers svc holds for a Wyoming client that does not read them (default 1mb)",
   ),
   SVC_SHUTDOWN_TIMEOUT_MS: described(
     integer("SVC_SHUTDOWN_TIMEOUT_MS", 0, 600_000, 10_000),
@@ -254,6 +317,12 @@ export function loadConfig(env: Record<string, string | undefined>) {
     trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS) as ReadonlySet<string>,
     allowedHosts: out.SVC_ALLOWED_HOSTS as readonly string[],
     logLevel: out.SVC_LOG_LEVEL,
+    /** SVC_AUTH, or null when unset (the mode stored from the console applies, else off). */
+    auth: out.SVC_AUTH === "" ? null : out.SVC_AUTH,
+    /** Wrong keys or codes one address may send a minute. */
+    authMaxFailures: out.SVC_AUTH_MAX_FAILURES,
+    /** The Wyoming listener's allowed client ranges (loopback is always allowed). */
+    wyomingAllow: out.SVC_WYOMING_ALLOW,
     /** Request body sizes, deadline, minimum rate and how many are received at once. */
     body: {
       maxUploadBytes: out.SVC_MAX_BODY_SIZE,
@@ -264,6 +333,16 @@ export function loadConfig(env: Record<string, string | undefined>) {
       maxConcurrent: out.SVC_MAX_UPLOADS,
       maxJsonConcurrent: out.SVC_MAX_JSON_BODIES,
     },
+    /** The caps that protect the server from live dictation and Wyoming clients. */
+    operator: {
+      dictateMaxFrameBytes: out.SVC_DICTATE_MAX_FRAME_SIZE,
+      dictateMaxSessions: out.SVC_DICTATE_MAX_SESSIONS,
+      wyomingMaxConnections: out.SVC_WYOMING_MAX_CONNECTIONS,
+      wyomingMaxHeaderBytes: out.SVC_WYOMING_MAX_HEADER_SIZE,
+      wyomingMaxDataBytes: out.SVC_WYOMING_MAX_DATA_SIZE,
+      wyomingMaxPayloadBytes: out.SVC_WYOMING_MAX_PAYLOAD_SIZE,
+      wyomingMaxUnreadBytes: out.SVC_WYOMING_MAX_UNREAD_SIZE,
+    } satisfies OperatorLimits,
     shutdownTimeoutMs: out.SVC_SHUTDOWN_TIMEOUT_MS,
     pluginsDir: pluginsDirOf(dbPath, out.SVC_PLUGINS_DIR),
     /** Longest a plugin's setup() may take; start waits no longer for a plugin that hangs. */

@@ -18,6 +18,15 @@ export const errorCodes = {
   invalid_query: { status: 400, summary: "a query parameter is invalid" },
   invalid_path: { status: 400, summary: "the path is not valid percent-encoded UTF-8, or holds a NUL byte" },
   upgrade_failed: { status: 400, summary: "the WebSocket handshake was invalid" },
+  unauthorized: {
+    status: 401,
+    summary:
+      "keys are required (SVC_AUTH) and the request carried no valid key: send Authorization: Bearer svck_… or log in to the console",
+  },
+  forbidden_role: {
+    status: 403,
+    summary: "the key's role may not use this route (a dictate key on an admin route)",
+  },
   untrusted_host: {
     status: 403,
     summary: "the Host is not an IP address, localhost or in SVC_ALLOWED_HOSTS",
@@ -49,9 +58,19 @@ export const errorCodes = {
     summary:
       "a live dictation or Wyoming client sent audio faster than dictate_max_speed or wyoming_max_speed times real time",
   },
+  too_many_attempts: {
+    status: 429,
+    summary:
+      "too many wrong keys or codes from this address (SVC_AUTH_MAX_FAILURES a minute); retry after Retry-After",
+  },
   busy: { status: 503, summary: "too many requests in flight or queued; retry after Retry-After" },
   internal: { status: 500, summary: "svc failed; quote the request id when reporting it" },
   websocket_unavailable: { status: 501, summary: "WebSockets need the server (not app.request)" },
+  storage_not_writable: {
+    status: 503,
+    summary:
+      "svc may not write a file in its own folders; the message names its owner and the chown that fixes it",
+  },
   storage_full: { status: 507, summary: "the disk holding svc's data is full; nothing was half-saved" },
 
   // Dictation
@@ -103,6 +122,13 @@ export const errorCodes = {
   builtin_format: { status: 409, summary: "a built-in format cannot be deleted (disable it instead)" },
   limit_exceeded: { status: 413, summary: "the list would be over its entry limit" },
   too_many_settings: { status: 413, summary: "too many client settings are stored" },
+
+  // Access
+  access_locked: {
+    status: 409,
+    summary: "SVC_AUTH is set in svc's environment, which decides: the stored choice cannot change it",
+  },
+  last_admin_key: { status: 409, summary: "the last admin key cannot be revoked while keys are required" },
 
   // Models
   invalid_model_id: { status: 400, summary: "not a model name (letters, digits, . _ -)" },

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type CodeWithStatus, type ErrorCode, statusOf } from "./error-codes.ts";
@@ -89,4 +90,34 @@ export function storageFullOf(error: unknown, databasePath: string): AppError | 
   }
   const file = (error as { path?: unknown }).path;
   return storageFull(typeof file === "string" && file !== "" ? dirname(file) : undefined, error);
+}
+
+const deniedCodes = new Set<unknown>(["EACCES", "EPERM"]);
+
+/**
+ * A file svc may not write in its own folders (a models folder `svc models pull` made as root, say):
+ * 503 `storage_not_writable` naming the path, its owner and the command that gives it back, instead
+ * of a bare 500.
+ */
+export function permissionDeniedOf(error: unknown): AppError | undefined {
+  if (!deniedCodes.has(errorCode(error))) return undefined;
+  const path = (error as { path?: unknown }).path;
+  if (typeof path !== "string" || path === "") return undefined;
+  const uid = process.getuid?.();
+  let owner = "";
+  try {
+    owner = ` (owned by uid ${statSync(path).uid})`;
+  } catch {
+    try {
+      owner = ` (its folder is owned by uid ${statSync(dirname(path)).uid})`;
+    } catch {}
+  }
+  const fix =
+    uid === undefined
+      ? "give it to the user svc runs as"
+      : `svc runs as uid ${uid}: sudo chown -R ${uid}:${process.getgid?.() ?? uid} ${dirname(path)}`;
+  return new AppError("storage_not_writable", `svc may not write ${path}${owner}; ${fix}.`, {
+    cause: error,
+    details: { path },
+  });
 }

@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import * as v from "valibot";
 import { appDeps, createApp } from "./app.ts";
@@ -5,6 +6,7 @@ import { backupFile } from "./cli/backup.ts";
 import { runDictateCommand } from "./cli/dictate.ts";
 import { healthcheck } from "./cli/healthcheck.ts";
 import { commandHelp, mainHelp } from "./cli/help.ts";
+import { runKeysCommand } from "./cli/keys.ts";
 import { runModelsCommand } from "./cli/models.ts";
 import { runPluginsCommand } from "./cli/plugins.ts";
 import { type OfflineCommand, runTranscribeCommand } from "./cli/transcribe.ts";
@@ -13,7 +15,7 @@ import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
 import { createLiveDriver } from "./dictation/live/driver.ts";
-import { liveDoors } from "./dictation/live/limits.ts";
+import { liveDoors, type OperatorLimits } from "./dictation/live/limits.ts";
 import { SILERO_COMMAND } from "./dictation/vad/silero.ts";
 import { reasonOf } from "./errors.ts";
 import { lastResortError } from "./http/errors.ts";
@@ -22,6 +24,7 @@ import { bindFailure, isLoopback, listenUrl, urlHost } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { commit, version } from "./version.ts";
+import type { CidrRange } from "./wyoming/allow.ts";
 import { describeSvc, requestedModel } from "./wyoming/info.ts";
 import { wyomingLimits } from "./wyoming/limits.ts";
 import { createWyomingServer, type WyomingServer } from "./wyoming/server.ts";
@@ -73,6 +76,9 @@ async function serve(env: Env): Promise<number> {
       trustedOrigins: config.trustedOrigins,
       allowedHosts: config.allowedHosts,
       body: config.body,
+      authMaxFailures: config.authMaxFailures,
+      operator: config.operator,
+      exposed: !isLoopback(config.host),
     }),
   );
   let server: Bun.Server<unknown>;
@@ -107,7 +113,7 @@ async function serve(env: Env): Promise<number> {
   let wyoming: WyomingServer | null = null;
   if (config.wyoming) {
     try {
-      wyoming = listenWyoming(config.wyoming, runtime, url, logger);
+      wyoming = listenWyoming(config.wyoming, runtime, url, logger, config);
     } catch (error) {
       await server.stop(true);
       await runtime.close();
@@ -126,12 +132,7 @@ async function serve(env: Env): Promise<number> {
   // After the signal handlers (waitForShutdown installs them): a stop that follows its lines at once
   // must find them.
   setImmediate(() => dictation.check());
-  if (!isLoopback(config.host)) {
-    logger.warn(
-      `svc has no authentication and is bound to ${config.host}: anyone who can reach port ${server.port} can use it. ` +
-        "Keep it on a private network and put a reverse proxy with authentication and TLS in front of it.",
-    );
-  }
+  announceAccess(runtime, config, server.port ?? config.port, logger);
   // Start-up lines are not held back: whoever started svc is waiting for them.
   logger.flush();
   return await waitForShutdown(async () => {
@@ -152,13 +153,48 @@ async function serve(env: Env): Promise<number> {
   }, logger);
 }
 
+/**
+ * The start log's word on access: with keys required and no admin key yet, svc makes one and logs
+ * once a console login link with a one-time code (the key itself is never shown); with keys off on
+ * an address beyond loopback, one line saying so and how to turn them on.
+ */
+function announceAccess(runtime: Runtime, config: Config, port: number, logger: Logger): void {
+  const { access } = runtime;
+  const first = access.firstRun();
+  if (first) {
+    const link = `${listenUrl(reachableHost(config.host), port)}/login?code=${first.code}`;
+    logger.warn(
+      `Keys are required (SVC_AUTH=${access.mode()}) and there was no admin key: svc made one, "${first.key.name}". Open this link within 15 minutes to log in to the console with it (it works once): ${link}`,
+    );
+    return;
+  }
+  if (access.mode() === "off" && !isLoopback(config.host)) {
+    logger.warn(
+      `Anyone on your network can use and change this svc: it listens on ${config.host}:${port} and keys are off. ` +
+        "Turn them on with SVC_AUTH=keys, or on the console's Access screen.",
+    );
+  }
+}
+
+/** An address a person can open from another machine: HOST, or this machine's first LAN address for 0.0.0.0/::. */
+function reachableHost(host: string): string {
+  if (host !== "0.0.0.0" && host !== "::" && host !== "[::]") return host;
+  for (const addresses of Object.values(networkInterfaces())) {
+    const lan = addresses?.find((address) => address.family === "IPv4" && !address.internal);
+    if (lan) return lan.address;
+  }
+  return "localhost";
+}
+
 /** The Wyoming listener for Home Assistant (SVC_WYOMING_PORT); throws when it cannot bind. */
 function listenWyoming(
   address: { host: string; port: number },
   runtime: Runtime,
   url: string,
   logger: Logger,
+  config: { wyomingAllow: readonly CidrRange[]; operator: OperatorLimits },
 ): WyomingServer {
+  const allow = config.wyomingAllow;
   const { services, dictation } = runtime;
   const sources = { version, url, settings: services.settings, models: runtime.models.store };
   const wyoming = createWyomingServer({
@@ -167,18 +203,19 @@ function listenWyoming(
       vad: dictation.vad,
       door: liveDoors.wyoming,
       settings: services.settings,
+      operator: config.operator,
     }),
-    limits: wyomingLimits(services.settings),
+    limits: wyomingLimits(services.settings, config.operator),
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),
     logger,
+    allow,
   });
   const listener = wyoming.listen(address.host, address.port);
   logger.info("wyoming listening", { address: `tcp://${urlHost(listener.hostname)}:${listener.port}` });
   if (!isLoopback(address.host)) {
-    logger.warn(
-      `The Wyoming listener is bound to ${address.host}: the protocol has no authentication, so anyone who ` +
-        "can reach its port can transcribe with svc. Keep it on a trusted network.",
+    logger.info(
+      `The Wyoming listener is bound to ${address.host}: the protocol has no credentials, so it accepts loopback and the clients SVC_WYOMING_ALLOW names (${allow.map((range) => range.text).join(", ") || "none"}); they can only dictate.`,
     );
   }
   return wyoming;
@@ -238,6 +275,18 @@ function runModels(env: Env, args: string[]): Promise<number> | number {
     stderr: process.stderr,
     interrupts: process,
   });
+}
+
+function runKeys(env: Env, args: string[]): number {
+  const config = configOrExit(env);
+  if (typeof config === "number") return config;
+  if (config.dbPath === ":memory:")
+    return fail("svc keys needs SVC_DB_PATH to name the server's database file", 2);
+  try {
+    return runKeysCommand(args, config.dbPath, { stdout: process.stdout, stderr: process.stderr });
+  } catch (error) {
+    return fail(reasonOf(error));
+  }
 }
 
 /** svc transcribe and svc dictate: an offline command over a runtime opened from the environment. */
@@ -306,6 +355,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runOffline(runDictateCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
+    case "keys":
+      return runKeys(env, argv.slice(argv.indexOf(command) + 1));
     // Not for people: the voice-activity detector's own process (dictation/vad/silero.ts starts it).
     case SILERO_COMMAND:
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();

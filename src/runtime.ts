@@ -1,4 +1,7 @@
+import type { AuthMode } from "./access/keys.ts";
+import { type AccessService, createAccessService } from "./access/service.ts";
 import type { Config } from "./config.ts";
+import { createAccessRepo } from "./db/access-repo.ts";
 import { type Database, openDatabase } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
@@ -14,6 +17,8 @@ import { createServices, type Services } from "./services.ts";
 
 export interface Runtime {
   db: Database;
+  /** Keys, sessions, login codes and the access mode (SVC_AUTH). */
+  access: AccessService;
   events: EventBus;
   services: Services;
   plugins: PluginHost;
@@ -36,6 +41,8 @@ export interface RuntimeParts {
   /** Default: the upstream presets (tests pass presets pinned to files they generate). */
   modelPresets?: readonly ModelPreset[];
   pluginHost?: Partial<PluginHostOptions>;
+  /** SVC_AUTH when set: it decides over the mode stored from the console. */
+  authMode?: AuthMode | null;
 }
 
 /**
@@ -74,8 +81,10 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     logger,
     vad: parts.vad,
   });
+  const access = createAccessService({ repo: createAccessRepo(db), envMode: parts.authMode ?? null });
   return {
     db,
+    access,
     events,
     services,
     plugins,
@@ -111,6 +120,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     modelBaseUrl: config.modelBaseUrl,
     vad: config.vad,
     pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
+    authMode: config.auth,
   });
   // A broken plugins folder is reported, never fatal: svc runs without plugins.
   await runtime.plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));

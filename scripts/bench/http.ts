@@ -38,12 +38,15 @@ interface Contender {
   cmd: string[];
   env?: Record<string, string>;
   path: string;
+  /** Sent with every request (a Bearer key). */
+  headers?: Record<string, string>;
 }
 
 /** A started server: where to load it, and its process, whose CPU time is read around each load. */
 interface Target {
   url: string;
   pid: number;
+  headers?: Record<string, string>;
 }
 
 interface Measured extends LoadResult {
@@ -60,10 +63,10 @@ type Load = (target: Target) => Promise<Measured>;
 type Round = (targets: Target[]) => Promise<Measured[]>;
 
 const measuring =
-  (load: (url: string) => Promise<LoadResult>): Load =>
-  async ({ url, pid }) => {
+  (load: (url: string, headers?: Record<string, string>) => Promise<LoadResult>): Load =>
+  async ({ url, pid, headers }) => {
     const before = cpuSeconds(pid);
-    const result = await load(url);
+    const result = await load(url, headers);
     return { ...result, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / result.requests };
   };
 
@@ -109,6 +112,7 @@ async function throughput(
     const targets = servers.map((server, i) => ({
       url: `${server.url}${contenders[i]?.path}`,
       pid: server.proc.pid,
+      headers: contenders[i]?.headers,
     }));
     await round(targets); // warm-up, discarded
     const results: Measured[][] = contenders.map(() => []);
@@ -223,6 +227,44 @@ async function alone(round: Round, dir: string, logs: string): Promise<void> {
   ]);
 }
 
+/**
+ * What requiring keys costs a request: GET /api/settings/language with a dictate key in
+ * `Authorization: Bearer` beside the same route with auth off. The keyed server runs
+ * SVC_AUTH=keys-everywhere, so that wrk on this machine has its key checked as a LAN client's is
+ * under `keys` (loopback would otherwise be trusted without one).
+ */
+async function accessCost(round: Round, dir: string, logs: string): Promise<void> {
+  const trials = Number(process.env.BENCH_PAIRED_TRIALS ?? 3);
+  const rounds = Number(process.env.BENCH_PAIRED_ROUNDS ?? 4);
+  const keyedDb = join(dir, "svc-keyed.db");
+  const made = Bun.spawnSync([binary, "keys", "create", "--name", "bench", "--role", "dictate"], {
+    env: { PATH: process.env.PATH ?? "", SVC_DB_PATH: keyedDb },
+  });
+  const key = made.stdout.toString().trim();
+  if (made.exitCode !== 0 || !key.startsWith("svck_"))
+    throw new Error(`svc keys create failed: ${made.stderr}`);
+  const off: Contender = {
+    cmd: [binary],
+    env: { SVC_DB_PATH: join(dir, "svc-off.db") },
+    path: "/api/settings/language",
+  };
+  const keyed: Contender = {
+    cmd: [binary],
+    env: { SVC_DB_PATH: keyedDb, SVC_AUTH: "keys-everywhere" },
+    path: "/api/settings/language",
+    headers: { Authorization: `Bearer ${key}` },
+  };
+  const [keyedResults = [], offResults = []] = await trialsOf([keyed, off], trials, rounds, round, logs);
+  console.log(
+    `
+What a key costs: /api/settings/language with a dictate key (Bearer; SVC_AUTH=keys-everywhere, so the key is checked as a LAN client's under keys) beside the same route with auth off; ${pinnable ? "side by side at the same moment" : "one after another"}, ${describeWrk(seconds)}; ${trials} trials × ${rounds} rounds. Median (p10–p90).`,
+  );
+  table([
+    ["pair", "req/s each", "CPU µs/req each", "ratio: req/s", "ratio: CPU", "target"],
+    pairRow("keyed | off", "keyed/off", keyedResults, offResults, "≥ 0.95"),
+  ]);
+}
+
 /** A contender's figures, and a ratio `a/b` between two contenders' measured within each round. */
 function row(
   label: string,
@@ -280,14 +322,18 @@ function pairRow(label: string, name: string, a: Measured[], b: Measured[], targ
 export async function run(): Promise<void> {
   const wrk = findWrk();
   await ensureBinary();
-  const load = measuring((url) => loadWith(wrk, url, seconds, LOAD_CORE));
+  const load = measuring((url, headers) => loadWith(wrk, url, seconds, LOAD_CORE, headers));
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-"));
   // In memory where the system has it, so that no disk writeback joins the measurement.
   const logs = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "svc-bench-logs-"));
   try {
     pinSelf(LOAD_CORE);
-    await alone(oneAfterAnother(load), dir, logs);
-    if (pinnable) await sideBySide(atOnce(load), dir, logs);
+    if (process.env.BENCH_ONLY !== "access") {
+      await alone(oneAfterAnother(load), dir, logs);
+      if (pinnable) await sideBySide(atOnce(load), dir, logs);
+    }
+    await accessCost(pinnable ? atOnce(load) : oneAfterAnother(load), dir, logs);
+    if (process.env.BENCH_ONLY === "access") return;
   } finally {
     pinSelf(undefined);
     rmSync(dir, { recursive: true, force: true });

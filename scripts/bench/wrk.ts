@@ -41,9 +41,16 @@ export function findWrk(): string {
 }
 
 /** Loads `url` for `seconds` from `core`; throws when any request failed. */
-export async function loadWith(wrk: string, url: string, seconds: number, core: number): Promise<LoadResult> {
+export async function loadWith(
+  wrk: string,
+  url: string,
+  seconds: number,
+  core: number,
+  headers: Record<string, string> = {},
+): Promise<LoadResult> {
   const cmd = [
     wrk,
+    ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
     `-t${THREADS}`,
     `-c${CONNECTIONS}`,
     `-d${seconds}s`,

@@ -36,7 +36,8 @@ Prints the svc version, the Bun runtime and the SQLite library versions.`,
              each build). It coexists with an installed copy; enable it to run it.
   unlink     removes that development copy
   list, install, uninstall, enable, disable, reload
-             ask the running server (SVC_URL or --url; default http://HOST:PORT). enable and
+             ask the running server (SVC_URL or --url; default http://HOST:PORT), with the
+             admin key in SVC_KEY or --key when it requires keys (SVC_AUTH). enable and
              disable take a package name, or a slug that only one package has. install
              fetches from SVC_NPM_REGISTRY (a path, ./x.tgz or a plugin folder, is sent to the
              server as a tarball instead, through the same checks) and leaves the plugin off
@@ -64,6 +65,18 @@ Manages the speech models in SVC_MODELS_DIR (default: models/ beside the databas
   import   copies a local ggml file in; a file with a preset's name or bytes must match its SHA-256
 
 Select the model the server uses with the stt_model setting (PUT /api/settings/stt_model).`,
+  keys: `Usage: svc keys create --name NAME --role admin|dictate
+       svc keys list
+       svc keys revoke NAME
+
+Manages the keys svc asks for when SVC_AUTH (or the console's Access screen) requires them. Works on
+the database (SVC_DB_PATH) directly, beside a running server: a lost admin key is replaced here.
+
+  create   prints a new key once (svck_…); svc keeps only its SHA-256. admin: everything;
+           dictate: dictation, its own history, and reading settings, dictionary, vocabulary,
+           formats and models
+  list     names, roles, when each was made and last used (never a key)
+  revoke   the key and the console sessions made with it stop working within a second`,
   backup: `Usage: svc backup PATH
 
 Writes a consistent copy of the database (SVC_DB_PATH) to PATH with VACUUM INTO. Safe while the
@@ -82,6 +95,7 @@ Commands:
   backup PATH    write a consistent copy of the database
   plugins        link, list, install, uninstall, enable, disable or reload plugins
   models         list, pull, remove or import speech models
+  keys           create, list or revoke the keys svc asks for (SVC_AUTH)
   version        print versions
   help [command] show help for a command
 

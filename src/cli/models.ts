@@ -1,3 +1,5 @@
+import { chownSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { downloadModel, presetTarget } from "../dictation/engines/whisper/models/download.ts";
 import { describeModels } from "../dictation/engines/whisper/models/overview.ts";
@@ -73,6 +75,38 @@ export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Pro
     if (error instanceof UsageError || isParseArgsError(error))
       return fail(`${(error as Error).message}\n${usage}`, 2);
     return fail(reasonOf(error));
+  } finally {
+    if (sub === "pull" || sub === "import") handOver(deps);
+  }
+}
+
+/**
+ * Run as root (sudo, docker exec), a pull or import would leave files the server, running as its
+ * own user, could not later replace or delete: the models folder and what is in it go to the owner
+ * of the folder that holds it (svc's data folder), and the command says so.
+ */
+function handOver(deps: ModelsCliDeps): void {
+  if (process.getuid?.() !== 0) return;
+  let owner: { uid: number; gid: number };
+  try {
+    owner = statSync(dirname(deps.modelsDir));
+  } catch {
+    return;
+  }
+  if (owner.uid === 0) return;
+  const give = (path: string) => {
+    chownSync(path, owner.uid, owner.gid);
+    if (statSync(path).isDirectory()) for (const name of readdirSync(path)) give(join(path, name));
+  };
+  try {
+    give(deps.modelsDir);
+    deps.stderr.write(
+      `svc: ran as root; gave ${deps.modelsDir} to uid ${owner.uid}:${owner.gid}, the owner of ${dirname(deps.modelsDir)}, so the server can manage its models\n`,
+    );
+  } catch (error) {
+    deps.stderr.write(
+      `svc: ran as root and could not give ${deps.modelsDir} to uid ${owner.uid} (${reasonOf(error)}): run sudo chown -R ${owner.uid}:${owner.gid} ${deps.modelsDir}, or run svc models as that user\n`,
+    );
   }
 }
 

@@ -28,10 +28,19 @@ export function pluginsDirFrom(env: Env): string | undefined {
   return pluginsDirOf(dbPath ?? "", env.SVC_PLUGINS_DIR);
 }
 
-function serverUrl(env: Env, flag: string | undefined): string {
-  const url = flag ?? env.SVC_URL;
-  if (url) return url.replace(/\/+$/, "");
-  return `http://${dialHost(env.HOST ?? "127.0.0.1")}:${env.PORT ?? "4649"}`;
+/** A running server: its URL and the key to send it (--key or SVC_KEY; none for this machine under keys). */
+interface Server {
+  url: string;
+  key: string | undefined;
+  toString(): string;
+}
+
+function serverOf(env: Env, flag: string | undefined, key: string | undefined): Server {
+  const given = flag ?? env.SVC_URL;
+  const url = given
+    ? given.replace(/\/+$/, "")
+    : `http://${dialHost(env.HOST ?? "127.0.0.1")}:${env.PORT ?? "4649"}`;
+  return { url, key: key ?? (env.SVC_KEY?.trim() || undefined), toString: () => url };
 }
 
 /**
@@ -85,7 +94,7 @@ class CliError extends Error {
 }
 
 async function call(
-  base: string,
+  base: Server,
   method: string,
   path: string,
   body?: unknown,
@@ -93,10 +102,12 @@ async function call(
   let response: Response;
   const tarball = body instanceof Uint8Array;
   try {
-    response = await fetch(`${base}${path}`, {
+    response = await fetch(`${base.url}${path}`, {
       method,
-      headers:
-        body === undefined ? {} : { "content-type": tarball ? "application/gzip" : "application/json" },
+      headers: {
+        ...(body === undefined ? {} : { "content-type": tarball ? "application/gzip" : "application/json" }),
+        ...(base.key ? { authorization: `Bearer ${base.key}` } : {}),
+      },
       body:
         body === undefined ? undefined : tarball ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body),
       signal: AbortSignal.timeout(120_000),
@@ -130,7 +141,7 @@ function describe(plugin: PluginStatus): string {
  * The package `target` means: the one with that exact name, else the only one with that slug.
  * Slugs can be shared (`@a/b_c`, `a-b-c`), so a shared slug is refused rather than guessed.
  */
-async function resolvePlugin(base: string, target: string): Promise<PluginStatus> {
+async function resolvePlugin(base: Server, target: string): Promise<PluginStatus> {
   const { items } = (await call(base, "GET", "/api/plugins")) as { items: PluginStatus[] };
   const exact = items.find((item) => item.name === target);
   if (exact) return exact;
@@ -150,7 +161,7 @@ const notApplied = 3;
  * After link/unlink: a running server picks the change up now rather than at its next reload.
  * False (and a line on stderr saying what to do) when no server at `base` reloaded.
  */
-async function reloadServer(base: string, io: PluginsCliIo): Promise<boolean> {
+async function reloadServer(base: Server, io: PluginsCliIo): Promise<boolean> {
   try {
     await call(base, "POST", "/api/plugins/reload");
     io.stdout.write(`the server at ${base} reloaded its plugins\n`);
@@ -165,7 +176,7 @@ async function reloadServer(base: string, io: PluginsCliIo): Promise<boolean> {
 }
 
 /** After unlink: the running server forgets the development copy (and reloads); false when none answered. */
-async function unlistQuietly(base: string, devName: string, io: PluginsCliIo): Promise<boolean> {
+async function unlistQuietly(base: Server, devName: string, io: PluginsCliIo): Promise<boolean> {
   try {
     await call(base, "POST", "/api/plugins/uninstall", { specifier: devName });
     io.stdout.write(`the server at ${base} unlisted ${devName} and reloaded its plugins\n`);
@@ -186,11 +197,12 @@ async function run(args: string[], env: Env, io: PluginsCliIo): Promise<number> 
       enable: { type: "boolean" },
       purge: { type: "boolean" },
       url: { type: "string" },
+      key: { type: "string" },
     },
     allowPositionals: true,
   });
   const [command, target] = positionals;
-  const base = serverUrl(env, values.url);
+  const base = serverOf(env, values.url, values.key);
   const needTarget = () => {
     if (!target) throw new CliError(`${usage}\n(${command} needs a plugin name)`, 2);
     return target;

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { closeSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errorCode, reasonOf } from "../errors.ts";
 import { DatabaseTooNewError, type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
@@ -19,7 +19,12 @@ export interface OpenOptions {
 export function openDatabase(path: string, options: OpenOptions): Database {
   let db: Database;
   try {
-    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    if (path !== ":memory:") {
+      // History is what people dictate: the folder, the database and its WAL (SQLite gives the
+      // WAL the database's mode) are svc's user's alone.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+    }
     db = new Database(path, { create: true, strict: true });
   } catch (error) {
     throw openProblem(path, error);

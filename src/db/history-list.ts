@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { HistoryRow } from "./history-row.ts";
 
 export const historyColumns = `id, raw_text, cleaned_text, final_text, word_count, language, engine, model,
-  audio_duration_ms, processing_ms, app_context, format_id, format_label, source, created_at`;
+  audio_duration_ms, processing_ms, app_context, format_id, format_label, source, key_name, created_at`;
 
 // Ties break on id, which follows time (see migrations/0002-history.ts).
 export const historySortColumns = {
@@ -20,6 +20,8 @@ export interface HistoryListOptions {
   /** Inclusive lower and exclusive upper bound on `created_at` (ISO 8601 UTC). */
   from?: string;
   until?: string;
+  /** Only the rows made with this key. */
+  key?: string;
   sort: keyof typeof historySortColumns;
   direction: "ASC" | "DESC";
   limit: number;
@@ -58,6 +60,10 @@ export function createHistoryLister(db: Database) {
       clauses.push("created_at < $until");
       dates.until = options.until;
     }
+    if (options.key !== undefined) {
+      clauses.push("key_name = $key");
+      dates.key = options.key;
+    }
     const where = clauses.length > 0 ? `WHERE ${clauses.join(" AND ")}` : "";
     const ids = `SELECT id FROM history ${where} ${order} LIMIT $limit OFFSET $offset`;
     return {
@@ -77,9 +83,11 @@ export function createHistoryLister(db: Database) {
     high: number,
   ): Result {
     const dir = options.direction;
+    const keyClause = options.key === undefined ? "" : " AND key_name = $key";
+    const keyParam: Params = options.key === undefined ? {} : { key: options.key };
     if (options.like !== undefined) {
-      const like = { like: options.like, low, high };
-      const where = `WHERE id BETWEEN $low AND $high AND ${texts}`;
+      const like: Params = { like: options.like, low, high, ...keyParam };
+      const where = `WHERE id BETWEEN $low AND $high AND ${texts}${keyClause}`;
       return {
         rows: rows(`SELECT ${historyColumns} FROM history ${where} ${order} LIMIT $limit OFFSET $offset`, {
           ...like,
@@ -90,6 +98,18 @@ export function createHistoryLister(db: Database) {
     }
     const match = { match: options.match ?? "", low, high };
     const inIndex = "history_fts MATCH $match AND rowid BETWEEN $low AND $high";
+    if (options.key !== undefined) {
+      // One key's rows: the matches are probed against the key's rows (paging counts only theirs).
+      const where = `WHERE +id IN (SELECT rowid FROM history_fts WHERE ${inIndex})${keyClause}`;
+      const keyed = { ...match, ...keyParam };
+      return {
+        rows: rows(`SELECT ${historyColumns} FROM history ${where} ${order} LIMIT $limit OFFSET $offset`, {
+          ...keyed,
+          ...page,
+        }),
+        total: count(`SELECT count(*) AS n FROM history ${where}`, keyed),
+      };
+    }
     const total = count(`SELECT count(*) AS n FROM history_fts WHERE ${inIndex}`, match);
     if (options.sort === "createdAt") {
       // Only the index is walked past the offset; just the page's rows are then read.

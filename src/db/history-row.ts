@@ -15,6 +15,8 @@ export interface HistoryRow {
   format_label: string | null;
   /** Where the dictation came from: `api`, `openai`, `cli`. */
   source: string;
+  /** The name of the key it was made with; null for a trusted client (no key). */
+  key_name: string | null;
   created_at: string;
 }
 

@@ -30,6 +30,7 @@ export interface HistoryEntry {
   appContext: AppContext | null;
   format: { id: number; label: string } | null;
   source: HistorySource;
+  keyName: string | null;
 }
 
 export interface CompletionDeps {
@@ -66,6 +67,8 @@ export interface CompleteInput {
   source?: HistorySource;
   /** The dictation's hook `api`, which its beforeTranscribe hooks saw; default a new one. */
   dictation?: DictationApi;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
 }
 
 export interface Completion {
@@ -161,6 +164,7 @@ export function createCompletion(deps: CompletionDeps): Completion {
         appContext,
         format: processed.format,
         source,
+        keyName: input.keyName ?? null,
       };
       // Nothing said (silence, only fillers, a start and a stop) or nothing delivered (a plugin
       // consumed it: a voice command): there is nothing to remember.

@@ -126,6 +126,7 @@ export function createDictation(options: DictationOptions): Dictation {
         formatId: entry.format?.id ?? null,
         formatLabel: entry.format?.label ?? null,
         source: entry.source,
+        keyName: entry.keyName,
       }),
     dictionary: (text) => pipeline.dictionary(text),
     publish: (type, data) => events.publish(type, data),

@@ -56,6 +56,8 @@ export interface TranscribeInput {
   detail?: boolean;
   /** Where the dictation came from (history, the plugin hooks' `source`); default `api`. */
   source?: HistorySource;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
 }
 
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
@@ -115,6 +117,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       record: input.record,
       source,
       dictation,
+      keyName: input.keyName,
     });
     // A dictation a plugin consumed delivers nothing: no segments either.
     if (input.detail && result.disposition !== "deliver") result.segments = [];

@@ -27,6 +27,8 @@ export const historyItemSchema = v.object({
    * (/api/dictate), `cli`, `wyoming` (the Wyoming listener, Home Assistant's Assist).
    */
   source: v.string(),
+  /** The name of the key it was made with (SVC_AUTH keys); null when made without a key. */
+  keyName: v.nullable(v.string()),
   createdAt: v.string(),
 });
 export type HistoryItem = v.InferOutput<typeof historyItemSchema>;
@@ -47,6 +49,8 @@ export interface NewHistoryEntry {
   formatLabel?: string | null;
   /** Where it came from; default `api`. */
   source?: HistorySource;
+  /** The key it was made with; none for a trusted client. */
+  keyName?: string | null;
   /** Defaults to now. Never stored earlier than the newest entry's, so ids follow time. */
   createdAt?: Date;
 }
@@ -82,6 +86,7 @@ export function toHistoryRow(entry: NewHistoryEntry, now: Date): NewHistoryRow {
     format_id: entry.formatId ?? null,
     format_label: entry.formatLabel ?? null,
     source: entry.source ?? "api",
+    key_name: entry.keyName ?? null,
     created_at: (entry.createdAt ?? now).toISOString(),
   };
 }
@@ -112,6 +117,7 @@ export function toHistoryItem(row: HistoryRow): HistoryItem {
     formatId: row.format_id,
     formatLabel: row.format_label,
     source: row.source,
+    keyName: row.key_name,
     createdAt: row.created_at,
   };
 }

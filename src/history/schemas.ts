@@ -54,6 +54,13 @@ export const historyListQuerySchema = v.pipe(
     ...listQuerySchema(historySortFields, "createdAt:desc").entries,
     from: dateBound("from", false),
     to: dateBound("to", true),
+    key: v.optional(
+      v.pipe(
+        v.string(),
+        v.description("Only the entries made with the key of this name (an admin's filter)."),
+        v.maxLength(64, "key is a key's name, at most 64 characters"),
+      ),
+    ),
   }),
   v.check(
     (query) => query.from === undefined || query.to === undefined || query.from < query.to,

@@ -14,14 +14,15 @@ const dayMs = 86_400_000;
 export interface HistoryService {
   /** Stores one transcription and returns its id, or null while `history_paused` is on. */
   record(entry: NewHistoryEntry): number | null;
-  list(query: HistoryListQuery): Page<HistoryItem>;
-  /** 404 when absent. */
-  get(id: number): HistoryItem;
-  /** 404 when absent. */
-  remove(id: number): void;
-  /** Deletes every entry; returns how many. */
-  clear(): number;
-  stats(query: HistoryStatsQuery): HistoryStats;
+  /** `only`: the rows of that key alone (a dictate key sees its own); else the query's `key` filter. */
+  list(query: HistoryListQuery, only?: string): Page<HistoryItem>;
+  /** 404 when absent (or, with `only`, made with another key). */
+  get(id: number, only?: string): HistoryItem;
+  /** 404 when absent (or, with `only`, made with another key). */
+  remove(id: number, only?: string): void;
+  /** Deletes every entry (with `only`, that key's); returns how many. */
+  clear(only?: string): number;
+  stats(query: HistoryStatsQuery, only?: string): HistoryStats;
   /** Applies `history_retention_days` now; returns how many entries were deleted. */
   purgeExpired(): number;
   /** Purges now and then daily until `stopRetention()`. */
@@ -41,9 +42,10 @@ export function createHistoryService(deps: {
   const now = deps.now ?? (() => new Date());
   let timer: ReturnType<typeof setInterval> | undefined;
 
-  const find = (id: number) => {
+  const find = (id: number, only?: string) => {
     const row = repo.findById(id);
-    if (!row) throw notFound(`No history entry with id ${id}.`, { id });
+    if (!row || (only !== undefined && row.key_name !== only))
+      throw notFound(`No history entry with id ${id}.`, { id });
     return row;
   };
 
@@ -74,12 +76,13 @@ export function createHistoryService(deps: {
       events.publish("history.created", { id, createdAt });
       return id;
     },
-    list(query) {
+    list(query, only) {
       const search = query.search ? historySearch(query.search) : {};
       const { rows, total } = repo.list({
         ...search,
         from: query.from,
         until: query.to,
+        key: only ?? query.key,
         sort: query.orderBy.field,
         direction: query.orderBy.direction,
         limit: query.limit,
@@ -87,17 +90,17 @@ export function createHistoryService(deps: {
       });
       return { items: rows.map(toHistoryItem), total, limit: query.limit, offset: query.offset };
     },
-    get: (id) => toHistoryItem(find(id)),
-    remove(id) {
-      if (!repo.deleteById(id)) throw notFound(`No history entry with id ${id}.`, { id });
+    get: (id, only) => toHistoryItem(find(id, only)),
+    remove(id, only) {
+      if (!repo.deleteById(id, only)) throw notFound(`No history entry with id ${id}.`, { id });
       events.publish("history.deleted", { id });
     },
-    clear() {
-      const deleted = repo.deleteAll();
+    clear(only) {
+      const deleted = repo.deleteAll(only);
       events.publish("history.cleared", { deleted });
       return deleted;
     },
-    stats: (query) => computeHistoryStats(repo, query, now()),
+    stats: (query, only) => computeHistoryStats(repo, query, now(), only),
     purgeExpired,
     startRetention() {
       if (timer) return;

@@ -18,10 +18,15 @@ function localDays(now: Date, offsetMinutes: number, count: number) {
 }
 
 /** Totals over all history, today's count and per-day counts (zero-filled) in the client's time zone. */
-export function computeHistoryStats(repo: HistoryRepo, query: HistoryStatsQuery, now: Date): HistoryStats {
-  const totals = repo.totals();
+export function computeHistoryStats(
+  repo: HistoryRepo,
+  query: HistoryStatsQuery,
+  now: Date,
+  key?: string,
+): HistoryStats {
+  const totals = repo.totals(key);
   const days = repo
-    .dailyCounts(localDays(now, query.tzOffsetMinutes, query.days))
+    .dailyCounts(localDays(now, query.tzOffsetMinutes, query.days), key)
     .map((d) => ({ date: d.day, sessions: d.sessions, words: d.words }));
   const audioMinutes = totals.audio_ms / 60_000;
   return {

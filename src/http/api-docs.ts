@@ -24,6 +24,11 @@ export interface RouteDoc {
   bodyKind?: Exclude<BodyKind, "json">;
   responses?: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
   /**
+   * Who may call it when keys are required (SVC_AUTH): `open` (anyone), `dictate` (any key);
+   * admin keys only when absent.
+   */
+  access?: "open" | "dictate";
+  /**
    * Error codes this route answers with beyond those its shape implies (`impliedErrors`): the
    * OpenAPI document lists each under its status, from the table in error-codes.ts.
    */
@@ -52,7 +57,10 @@ export const describes =
 /** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
 function impliedErrors(doc: RouteDoc): ErrorCode[] {
   const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
-  if (doc.method !== "get") codes.push("untrusted_origin", "cross_origin_request", "storage_full");
+  if (doc.access !== "open") codes.push("unauthorized", "too_many_attempts");
+  if (doc.access === undefined) codes.push("forbidden_role");
+  if (doc.method !== "get")
+    codes.push("untrusted_origin", "cross_origin_request", "storage_full", "storage_not_writable");
   if (doc.body || doc.bodyTypes) codes.push("payload_too_large", "request_timeout", "busy");
   if (doc.body) codes.push("unsupported_media_type", "invalid_json", "json_too_deep", "invalid_request");
   if (doc.query) codes.push("invalid_query");
@@ -163,6 +171,8 @@ function operation(doc: RouteDoc) {
   return {
     summary: doc.summary,
     tags: [doc.tag],
+    security: doc.access === "open" ? [] : [{ bearerKey: [] }, { consoleSession: [] }],
+    "x-svc-role": doc.access ?? "admin",
     ...(doc.description ? { description: doc.description } : {}),
     parameters: [...parameters(doc.params, "path"), ...parameters(doc.query, "query")],
     ...(Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {}),
@@ -197,6 +207,22 @@ function messageSchemas(routes: readonly RouteDoc[]): Record<string, JsonSchema>
   }
   return schemas;
 }
+
+/** How a client proves who it is when keys are required (SVC_AUTH=keys or keys-everywhere). */
+const securitySchemes = {
+  bearerKey: {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An svc key (svck_…), made with svc keys create or on the console's Access screen. Its role (admin or dictate) decides which routes it may use: x-svc-role names each route's.",
+  },
+  consoleSession: {
+    type: "apiKey",
+    in: "cookie",
+    name: "svc_session",
+    description: "The console's session, set by POST /api/auth/login (HttpOnly, SameSite=Strict).",
+  },
+};
 
 export function createApiDocs(): ApiDocs {
   const routes: RouteDoc[] = [];
@@ -236,10 +262,10 @@ export function createApiDocs(): ApiDocs {
           title: "svc",
           version,
           description:
-            "Self-hosted voice dictation server. No authentication: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so is every request a browser sends without a CORS preflight (forms, beacons, pings, reports, no-cors fetches; a WebSocket to /api/dictate) from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. A request body over its route's limit is 413 payload_too_large (SVC_MAX_JSON_SIZE, 1 MiB by default; imports SVC_MAX_IMPORT_SIZE, 32 MiB; audio and plugin routes SVC_MAX_BODY_SIZE, 64 MiB); one that does not arrive within SVC_BODY_TIMEOUT_MS or keeps under SVC_BODY_MIN_RATE is 408 request_timeout; beyond SVC_MAX_UPLOADS uploads or SVC_MAX_JSON_BODIES JSON bodies arriving at once, 503 busy with Retry-After. A write that finds the disk full is 507 storage_full, naming the folder whose disk is full; it succeeds again once space is freed. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
+            "Self-hosted voice dictation server. Access (SVC_AUTH): off by default, with no credentials; with keys, every client but an unproxied loopback one (with keys-everywhere, every client) sends Authorization: Bearer svck_… or the console's session cookie on every route but GET /api/health and /api/auth/*: without a valid one 401 unauthorized (WWW-Authenticate: Bearer), a dictate key on an admin route 403 forbidden_role, and past SVC_AUTH_MAX_FAILURES wrong keys a minute from one address 429 too_many_attempts with Retry-After (x-svc-role names each route's role). Whatever the access: state-changing requests from untrusted browser origins are refused (403 untrusted_origin), and so is every request a browser sends without a CORS preflight (forms, beacons, pings, reports, no-cors fetches; a WebSocket to /api/dictate) from pages on other ports of this machine (403 cross_origin_request); JSON bodies must be sent as Content-Type: application/json (415 unsupported_media_type); and so is any request whose Host is not an IP address, localhost or a name in SVC_ALLOWED_HOSTS. An unknown path is 404 not_found; a method a path does not answer is 405 method_not_allowed with an Allow header. A request body over its route's limit is 413 payload_too_large (SVC_MAX_JSON_SIZE, 1 MiB by default; imports SVC_MAX_IMPORT_SIZE, 32 MiB; audio and plugin routes SVC_MAX_BODY_SIZE, 64 MiB); one that does not arrive within SVC_BODY_TIMEOUT_MS or keeps under SVC_BODY_MIN_RATE is 408 request_timeout; beyond SVC_MAX_UPLOADS uploads or SVC_MAX_JSON_BODIES JSON bodies arriving at once, 503 busy with Retry-After. A write that finds the disk full is 507 storage_full, naming the folder whose disk is full; it succeeds again once space is freed. Every response carries an X-Request-Id; one sent as a simple token is kept, except by GET /api/health, which reads no request header.",
         },
         paths,
-        components: { schemas: messageSchemas(routes) },
+        components: { schemas: messageSchemas(routes), securitySchemes },
       };
     },
   };

@@ -1,3 +1,4 @@
+import { keyNameOf, type Principal } from "../access/principal.ts";
 import type { LiveConnection, LiveDriver } from "../dictation/live/driver.ts";
 import {
   closeCodeOf,
@@ -15,15 +16,17 @@ import type { OpenSockets, Socket, SocketEvents } from "./sockets.ts";
 
 export interface DictateSocketDeps {
   live: LiveDriver;
-  /** The largest message a client may send (dictate_max_frame_bytes), read per message. */
+  /** The largest message a client may send (SVC_DICTATE_MAX_FRAME_SIZE), read per message. */
   maxFrameBytes(): number;
   logger: Pick<Logger, "warn">;
   sockets: OpenSockets;
 }
 
 /** The handlers of one `/api/dictate` socket: one live dictation per connection. */
-export function dictateSocket(deps: DictateSocketDeps): (requestId: string) => SocketEvents {
-  return (requestId) => {
+export function dictateSocket(
+  deps: DictateSocketDeps,
+): (requestId: string, principal?: Principal) => SocketEvents {
+  return (requestId, principal) => {
     let ws: Socket | undefined;
     let conn: LiveConnection | undefined;
     /** Stop, cancel or an error came: nothing more is read. */
@@ -51,7 +54,7 @@ export function dictateSocket(deps: DictateSocketDeps): (requestId: string) => S
       if (size > maxFrameBytes) {
         throw new AppError(
           "payload_too_large",
-          `A message of ${size} bytes is over dictate_max_frame_bytes (${maxFrameBytes}); send smaller frames.`,
+          `A message of ${size} bytes is over SVC_DICTATE_MAX_FRAME_SIZE (${maxFrameBytes}); send smaller frames.`,
         );
       }
       if (typeof message !== "string") {
@@ -67,6 +70,7 @@ export function dictateSocket(deps: DictateSocketDeps): (requestId: string) => S
         }
         live.start({
           ...read.start,
+          keyName: principal ? keyNameOf(principal) : null,
           onSegment: (segment) => send(segmentMessage(segment)),
           onPartial: (text) => send({ type: "partial", text }),
         });

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { AppError, reasonOf, storageFullOf } from "../errors.ts";
+import { AppError, permissionDeniedOf, reasonOf, storageFullOf } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { type EnvelopeName, type RenderableError, renderEnvelope } from "./error-envelopes.ts";
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-info.ts";
@@ -34,10 +34,13 @@ export function errorResponse(
   databasePath = "",
   envelope: EnvelopeName = "svc",
 ): Response {
-  const known = error instanceof AppError ? error : storageFullOf(error, databasePath);
+  const known =
+    error instanceof AppError ? error : (storageFullOf(error, databasePath) ?? permissionDeniedOf(error));
   if (known) {
     // The operator must act: every write fails until space is freed.
     if (known.code === "storage_full") request?.logger.error("storage full", { error: known });
+    if (known.code === "storage_not_writable")
+      request?.logger.error("storage not writable", { error: known });
     return json(known, envelope, known.headers);
   }
   if (error instanceof HTTPException && error.status < 500) {

@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import type { Logger } from "../logger.ts";
+import type { AccessGate } from "./access.ts";
 import { type BodyKind, type BodyLimits, createBodyGuard } from "./body-guard.ts";
 import { type EnvelopeOf, errorResponse } from "./errors.ts";
 import { createGuard, type GuardOptions } from "./guards.ts";
@@ -13,6 +14,8 @@ export interface RequestContextOptions extends GuardOptions {
   logger: Logger;
   /** The envelope a guard's refusal takes, by the route the request would reach; default svc's. */
   envelopeOf?: EnvelopeOf;
+  /** Who may make the request (SVC_AUTH); static routes (GET /api/health) are open to all. */
+  access?: AccessGate;
 }
 
 export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
@@ -42,7 +45,7 @@ export type RequestContext = (
  * middleware makes every response a promise, which costs Bun a third of its throughput.
  */
 export function createRequestContext(options: RequestContextOptions): RequestContext {
-  const { logger } = options;
+  const { logger, access } = options;
   const guard = createGuard(options);
   const finish = (
     request: Request,
@@ -75,6 +78,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     let complete = route !== undefined;
     try {
       guard(request, method, route !== undefined);
+      if (route === undefined) access?.(request, method, info);
       response = respond(request, info);
     } catch (error) {
       const envelope = options.envelopeOf?.(method, rawPath(request.url)) ?? "svc";

@@ -1,6 +1,7 @@
 // What svc knows about one request, and the headers every answer leaves with. A leaf of http/:
 // the request context, the error renderer and Hono's env type all build on it.
 import type { Server } from "bun";
+import { nobody, type Principal } from "../access/principal.ts";
 import type { Logger } from "../logger.ts";
 
 /**
@@ -17,6 +18,8 @@ export class RequestInfo {
    * `Access-Control-Allow-Origin: *`. Every other answer has that header removed.
    */
   publicAsset = false;
+  /** Who made it (the access gate decides, before any route runs); nobody until then. */
+  principal: Principal = nobody;
 
   constructor(requestId: string, base: Logger, env: unknown) {
     this.requestId = requestId;

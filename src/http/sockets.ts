@@ -1,5 +1,6 @@
 import type { ServerWebSocket, WebSocketHandler } from "bun";
 import type { Handler } from "hono";
+import type { Principal } from "../access/principal.ts";
 import { AppError } from "../errors.ts";
 import { requestInfoOf } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
@@ -39,7 +40,10 @@ export const socketHandler: WebSocketHandler<SocketData> = {
  * The handler of a `GET path` route that upgrades to a WebSocket whose handlers `bind` makes; the
  * guards have already checked Host and Origin. Without an upgrade it answers 426.
  */
-export function upgradeWebSocket(path: string, bind: (requestId: string) => SocketEvents): Handler<AppEnv> {
+export function upgradeWebSocket(
+  path: string,
+  bind: (requestId: string, principal: Principal) => SocketEvents,
+): Handler<AppEnv> {
   return (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       throw new AppError("upgrade_required", `GET ${path} is a WebSocket: connect with ws://…${path}.`, {
@@ -51,7 +55,7 @@ export function upgradeWebSocket(path: string, bind: (requestId: string) => Sock
     if (!info || !server) {
       throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
     }
-    const data: SocketData = { requestId: info.requestId, events: bind(info.requestId) };
+    const data: SocketData = { requestId: info.requestId, events: bind(info.requestId, info.principal) };
     if (!server.upgrade(c.req.raw, { data })) {
       throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
     }

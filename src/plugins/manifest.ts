@@ -22,6 +22,11 @@ export interface PluginManifest {
   displayName: string | null;
   icon: string | null;
   pages: PluginPage[];
+  /**
+   * Routes of the plugin's namespace a dictate key may call (SVC_AUTH keys): "METHOD /path" relative
+   * to `/api/plugins/<slug>`, a trailing `*` matching the rest. Every other route is admin-only.
+   */
+  dictateRoutes: string[];
   /** Set by `svc plugins link` on development copies: the folder the copy was made from. */
   devSource: string | null;
   /** Package names under dependencies, optionalDependencies, bundleDependencies, peerDependencies. */
@@ -71,6 +76,20 @@ const manifestFieldSchema = v.object(
   {
     displayName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(80))),
     icon: v.optional(v.pipe(v.string(), v.maxLength(64))),
+    dictateRoutes: v.optional(
+      v.pipe(
+        v.array(
+          v.pipe(
+            v.string(),
+            v.regex(
+              /^(GET|POST|PUT|PATCH|DELETE) \/[A-Za-z0-9._~/-]*\*?$/,
+              'each dictateRoutes entry is "METHOD /path" (GET, POST, PUT, PATCH or DELETE; a trailing * matches the rest)',
+            ),
+          ),
+        ),
+        v.maxLength(50, "at most 50 dictateRoutes"),
+      ),
+    ),
     contributes: v.optional(
       v.object({
         pages: v.optional(
@@ -194,6 +213,7 @@ export function parseManifest(json: unknown): PluginManifest {
     displayName: field.displayName || null,
     icon: field.icon ?? null,
     pages: field.contributes?.pages ?? [],
+    dictateRoutes: field.dictateRoutes ?? [],
     devSource: out.svcDev?.source ?? null,
     dependencies: [...new Set(deps)],
   };
@@ -221,4 +241,19 @@ export async function readManifest(dir: string): Promise<PluginManifest> {
     throw new ManifestError("package.json is not valid JSON");
   }
   return parseManifest(json);
+}
+
+/** Whether a manifest marks `METHOD /path` (relative to its namespace) for dictate keys. */
+export function marksForDictate(
+  manifest: Pick<PluginManifest, "dictateRoutes">,
+  method: string,
+  path: string,
+) {
+  const wanted = method === "HEAD" ? "GET" : method;
+  return manifest.dictateRoutes.some((entry) => {
+    const space = entry.indexOf(" ");
+    if (entry.slice(0, space) !== wanted) return false;
+    const pattern = entry.slice(space + 1);
+    return pattern.endsWith("*") ? path.startsWith(pattern.slice(0, -1)) : path === pattern;
+  });
 }

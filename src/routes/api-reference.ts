@@ -30,6 +30,7 @@ export function createApiReferenceRoutes(deps: { docs: ApiDocs; version: string 
       "/openapi.json",
       {
         summary: "OpenAPI 3.0 description of this API",
+        access: "dictate",
         description: "Generated from the same valibot schemas the routes validate with.",
         responses: {
           200: { description: "The OpenAPI document", schema: v.record(v.string(), v.unknown()) },
@@ -41,6 +42,7 @@ export function createApiReferenceRoutes(deps: { docs: ApiDocs; version: string 
       "/docs",
       {
         summary: "Readable API reference (HTML, works offline)",
+        access: "dictate",
         responses: { 200: { description: "The reference page", contentType: "text/html" } },
       },
       (c) => {

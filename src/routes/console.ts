@@ -2,7 +2,7 @@ import { type Context, Hono } from "hono";
 import { notFound } from "../errors.ts";
 import type { AppEnv } from "../http/types.ts";
 import type { ConsoleAssets } from "../web/assets.ts";
-import { isConsolePath, screens } from "../web/console/paths.ts";
+import { isConsolePath, loginPath, screens } from "../web/console/paths.ts";
 
 /**
  * The console document's policy: its own scripts and styles only (no inline code), requests and
@@ -86,5 +86,6 @@ export function createConsoleRoutes(deps: { version: string; assets: () => Promi
   };
   for (const screen of screens) app.get(screen.path, document);
   app.get("/plugins/:slug/:page", document);
+  app.get(loginPath, document);
   return app;
 }

@@ -30,6 +30,7 @@ export function createEnginesRoutes(deps: { engines: EngineContext; docs: ApiDoc
     "/",
     {
       summary: "The speech engines and the models each can answer with",
+      access: "dictate",
       description:
         "Every engine `stt_engine` can name, in the registry's order, with its title, a description, and its models: the active one first (listed even when it is not installed, with what it still needs), with the languages each speaks. An engine's own settings are the group named by its id in GET /api/settings/schema.",
       responses: { 200: { description: "The engines", schema: v.object({ items: v.array(engineSchema) }) } },

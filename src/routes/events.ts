@@ -7,6 +7,7 @@ import type { Logger } from "../logger.ts";
 
 const eventsDoc: RouteSpec = {
   summary: "Event stream (WebSocket)",
+  access: "dictate",
   errors: ["untrusted_origin", "upgrade_required", "upgrade_failed", "websocket_unavailable"],
   description: `Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","isDefault":false,"time":"..."}, {"type":"history.created","id":1,...}. Event types: ${eventTypes.join(", ")}. Events carry ids, keys, names and figures, never content (no transcript text, setting values, messages or plugin data): a page on another port of this machine may open the socket, so clients fetch content over HTTP, where the same-origin rule protects it. Without an upgrade the route answers 426.`,
   responses: { 101: { description: "Switching to the WebSocket protocol" } },

@@ -63,6 +63,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
       "/",
       {
         summary: "List formats, built-in and the user's own",
+        access: "dictate",
         description: "search matches label, appPattern and instructions (a literal substring).",
         query: formatListQuerySchema,
         responses: { 200: { description: "One page", schema: page } },
@@ -73,6 +74,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
       "/match",
       {
         summary: "The format for an app context",
+        access: "dictate",
         errors: ["invalid_app_context"],
         description:
           "Reads the x-app-context header: JSON {app?, title?, url?} or a bare app name, percent-encoded when " +
@@ -116,6 +118,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
       "/:id",
       {
         summary: "One format",
+        access: "dictate",
         params: idParamsSchema,
         responses: { 200: one },
       },

@@ -6,6 +6,7 @@ import { apiResponder } from "../http/request-info.ts";
 
 const healthDoc: RouteSpec = {
   summary: "Health check",
+  access: "open",
   description: "Answers while the server is up; the container health check calls it every 30 seconds.",
   responses: {
     200: {

@@ -59,6 +59,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       "/",
       {
         ...text.list,
+        access: "dictate",
         query: spec.listQuery,
         responses: { 200: { description: "One page", schema: pageSchema(entry) } },
       },
@@ -68,6 +69,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       "/export",
       {
         ...text.export,
+        access: "dictate",
         query: exportQuerySchema,
         responses: { 200: { description: "The file", schema: v.array(reference.exportRow) } },
       },
@@ -96,7 +98,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         return c.json(summary);
       },
     )
-    .get("/:id", { ...text.get, params: idParamsSchema, responses: { 200: one } }, (c) =>
+    .get("/:id", { ...text.get, access: "dictate", params: idParamsSchema, responses: { 200: one } }, (c) =>
       c.json(found(readId(c))),
     )
     .post(

@@ -61,6 +61,7 @@ export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }
     .get(
       "/",
       {
+        access: "dictate",
         summary:
           "Whisper's models: presets, installed files, the active model (stt_model) and running downloads",
         responses: { 200: { description: "Overview", schema: overviewSchema } },

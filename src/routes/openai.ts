@@ -1,5 +1,6 @@
 import type { Handler } from "hono";
 import * as v from "valibot";
+import { keyNameOf, nobody } from "../access/principal.ts";
 import type { EngineContext } from "../dictation/engines/definition.ts";
 import { requestableModels } from "../dictation/engines/models.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
@@ -60,13 +61,14 @@ const transcriptionErrors = [
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}})' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}})' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
     task === "transcribe"
       ? "OpenAI-compatible transcription"
       : "OpenAI-compatible translation to English (multilingual whisper models)",
+  access: "dictate",
   description: fieldsDoc(task),
   bodyTypes: ["multipart/form-data"],
   bodyKind: "upload",
@@ -163,6 +165,7 @@ export function createOpenAiRoutes(deps: {
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
         signal: c.req.raw.signal,
+        keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
         engine: chosen?.engine,
         model: chosen?.model,
         prompt: fields.prompt,
@@ -198,6 +201,7 @@ export function createOpenAiRoutes(deps: {
     .get(
       "/models",
       {
+        access: "dictate",
         summary:
           "Models in OpenAI's list shape: the installed models a request may name (each engine's that takes one per request: whisper's), then OpenAI's names svc answers",
         responses: {
@@ -213,6 +217,7 @@ export function createOpenAiRoutes(deps: {
       "/models/:id",
       {
         summary: "One model in OpenAI's shape",
+        access: "dictate",
         params: v.object({ id: v.string() }),
         responses: { 200: { description: "The model", schema: modelSchema } },
         errors: ["model_not_found"],

@@ -160,9 +160,12 @@ export function createPluginRoutes(deps: {
       "/:slug/ui/*",
       {
         summary: "A plugin UI page or asset",
+        // The sandboxed page's own requests for its files come from an opaque origin, which no
+        // browser sends a SameSite cookie from: they are the plugin's public code, with no data.
+        access: "open",
         errors: ["invalid_path"],
         description:
-          "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
+          "Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Open without a key, like the console's own files: they are the plugin's public code, and the sandboxed page's requests for them carry no cookie. HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.",
         params: slugParams,
         responses: { 200: { description: "The file", contentType: "text/html" } },
       },

@@ -60,6 +60,7 @@ export function createPostProcessRoutes(deps: {
     "/",
     {
       summary: "Run the text pipeline (cleanup, dictionary, plugins) on a transcript",
+      access: "dictate",
       errors: ["text_too_long", "invalid_app_context"],
       description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
       body: bodySchema,

@@ -94,6 +94,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       "/",
       {
         summary: "All settings",
+        access: "dictate",
         description:
           'Every known setting (its stored value or default) and every stored client preference. Secret settings read as {"set": true|false}.',
         responses: { 200: { description: "Map of key to value", schema: v.record(v.string(), v.unknown()) } },
@@ -104,6 +105,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       "/schema",
       {
         summary: "Catalog of known settings",
+        access: "dictate",
         description:
           "Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
         responses: {
@@ -116,6 +118,7 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
       "/:key",
       {
         summary: "One setting",
+        access: "dictate",
         errors: ["invalid_setting_key"],
         params: keyParams,
         responses: { 200: { description: "The setting", schema: settingViewSchema } },

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { keyNameOf, nobody } from "../access/principal.ts";
 import { ACCEPTED_AUDIO } from "../dictation/audio/index.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
@@ -71,6 +72,7 @@ const transcribeErrors = [
 /** POST /api/transcribe in the API reference (the README's error table is generated from it). */
 export const transcribeDoc: RouteSpec = {
   summary: "Transcribe a recording and return finished text",
+  access: "dictate",
   description:
     "Body: the raw audio with its content type (audio/wav, audio/webm, audio/ogg, audio/mpeg, audio/flac, audio/mp4, audio/pcm, audio/L16;rate=…), or multipart/form-data with the file in `audio` (or `file`), typed by the part's own Content-Type with its parameters (raw PCM: audio/L16;rate=16000). Headers: `x-app-context` (JSON {app,title,url} or an app name), `x-language` (auto or an ISO 639 code; a region tag such as en-US or pt_BR counts as its base code), `x-skip-post-process: true`. The response carries a Server-Timing header.",
   bodyTypes: [
@@ -104,6 +106,7 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
       language,
       skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
       signal: c.req.raw.signal,
+      keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
     });
     c.header("Server-Timing", serverTiming(result));
     return c.json(result);

@@ -292,18 +292,11 @@ export const settingsCatalog = {
     group: "live",
     advanced: true,
   }),
-  dictate_max_sessions: define({
-    schema: whole(1, 64),
-    default: 4,
-    description:
-      "Live dictations at once, counted from their start message; one more start is refused with the error code busy.",
-    group: "live",
-  }),
   dictate_start_timeout_seconds: define({
     schema: whole(1, 60),
     default: 5,
     description:
-      "A live dictation socket that has not sent start this long after connecting is closed with the error code request_timeout; until start it does not count against dictate_max_sessions.",
+      "A live dictation socket that has not sent start this long after connecting is closed with the error code request_timeout; until start it does not count against SVC_DICTATE_MAX_SESSIONS.",
     group: "live",
     advanced: true,
   }),
@@ -313,20 +306,6 @@ export const settingsCatalog = {
     description:
       "A live dictation that receives nothing this long is ended with the error code request_timeout.",
     group: "live",
-  }),
-  dictate_max_frame_bytes: define({
-    schema: whole(1024, 1_048_576),
-    default: 262_144,
-    description: "Largest message a live dictation accepts; a bigger one ends it with payload_too_large.",
-    group: "live",
-    advanced: true,
-  }),
-  wyoming_max_connections: define({
-    schema: whole(1, 256),
-    default: 8,
-    description:
-      "Wyoming connections at once (SVC_WYOMING_PORT). One more takes the place of the connection idle longest (no audio open); only when all are transcribing is it sent an error event (busy) and closed.",
-    group: "wyoming",
   }),
   wyoming_idle_timeout_seconds: define({
     schema: whole(1, 600),
@@ -341,19 +320,11 @@ export const settingsCatalog = {
     description: "Longest audio one Wyoming transcription takes; more ends it with the error audio_too_long.",
     group: "wyoming",
   }),
-  wyoming_max_unread_bytes: define({
-    schema: whole(65_536, 67_108_864),
-    default: 1_048_576,
-    description:
-      "Most bytes of answers svc holds for a Wyoming client that is not reading them; past it svc reads nothing more from that client.",
-    group: "wyoming",
-    advanced: true,
-  }),
   wyoming_unread_timeout_seconds: define({
     schema: whole(1, 600),
     default: 10,
     description:
-      "A Wyoming client whose unread answers stay past wyoming_max_unread_bytes this long is disconnected.",
+      "A Wyoming client whose unread answers stay past SVC_WYOMING_MAX_UNREAD_SIZE this long is disconnected.",
     group: "wyoming",
     advanced: true,
   }),
@@ -378,28 +349,6 @@ export const settingsCatalog = {
     default: 131_072,
     description:
       "Bytes per second of Wyoming events other than audio (describe, ping, transcribe…) a client may send, a second's worth at once; more ends it with the error code too_fast.",
-    group: "wyoming",
-    advanced: true,
-  }),
-  wyoming_max_header_bytes: define({
-    schema: whole(256, 65_536),
-    default: 8192,
-    description: "Longest JSON header line of a Wyoming event; a longer one closes the connection.",
-    group: "wyoming",
-    advanced: true,
-  }),
-  wyoming_max_data_bytes: define({
-    schema: whole(256, 1_048_576),
-    default: 65_536,
-    description: "Largest data_length a Wyoming event may declare; a larger one closes the connection.",
-    group: "wyoming",
-    advanced: true,
-  }),
-  wyoming_max_payload_bytes: define({
-    schema: whole(1024, 16_777_216),
-    default: 262_144,
-    description:
-      "Largest payload_length (audio bytes) a Wyoming event may declare; a larger one closes the connection.",
     group: "wyoming",
     advanced: true,
   }),

@@ -77,12 +77,17 @@ function readHeader(line: Uint8Array, limits: FrameLimits): Header {
     type,
     data: data ?? {},
     lineBytes,
-    dataLength: declaredSize(json.data_length, "data_length", limits.maxDataBytes, "wyoming_max_data_bytes"),
+    dataLength: declaredSize(
+      json.data_length,
+      "data_length",
+      limits.maxDataBytes,
+      "SVC_WYOMING_MAX_DATA_SIZE",
+    ),
     payloadLength: declaredSize(
       json.payload_length,
       "payload_length",
       limits.maxPayloadBytes,
-      "wyoming_max_payload_bytes",
+      "SVC_WYOMING_MAX_PAYLOAD_SIZE",
     ),
   };
 }
@@ -148,7 +153,7 @@ export function createEventReader(limits: () => FrameLimits) {
           if (held + end - at > current.maxHeaderBytes) {
             throw new AppError(
               "payload_too_large",
-              `A header line is longer than wyoming_max_header_bytes (${current.maxHeaderBytes}).`,
+              `A header line is longer than SVC_WYOMING_MAX_HEADER_SIZE (${current.maxHeaderBytes}).`,
             );
           }
           take(chunk.subarray(at, end));

@@ -1,8 +1,9 @@
+import { defaultOperatorLimits, type OperatorLimits } from "../dictation/live/limits.ts";
 import type { SettingsService } from "../settings/service.ts";
 import type { FrameLimits } from "./framing.ts";
 
 /**
- * The Wyoming protocol's own limits, read from the settings (wyoming_*) when each applies. A
+ * The Wyoming protocol's own limits (the operator's caps and the wyoming_* settings). A
  * transcription's length, pace and the idle deadline are the live dictation's (dictation/live/limits.ts).
  */
 export interface WyomingLimits extends FrameLimits {
@@ -17,14 +18,20 @@ export interface WyomingLimits extends FrameLimits {
   maxControlBytesPerSecond: number;
 }
 
-/** The limits from their settings (wyoming_*), read when each applies. */
-export function wyomingLimits(settings: Pick<SettingsService, "get">): () => WyomingLimits {
+/**
+ * The limits: the caps that protect the server from the operator's environment (SVC_WYOMING_MAX_*),
+ * the rest from their settings (wyoming_*), read when each applies.
+ */
+export function wyomingLimits(
+  settings: Pick<SettingsService, "get">,
+  operator: OperatorLimits = defaultOperatorLimits,
+): () => WyomingLimits {
   return () => ({
-    maxConnections: settings.get("wyoming_max_connections"),
-    maxHeaderBytes: settings.get("wyoming_max_header_bytes"),
-    maxDataBytes: settings.get("wyoming_max_data_bytes"),
-    maxPayloadBytes: settings.get("wyoming_max_payload_bytes"),
-    maxUnreadBytes: settings.get("wyoming_max_unread_bytes"),
+    maxConnections: operator.wyomingMaxConnections,
+    maxHeaderBytes: operator.wyomingMaxHeaderBytes,
+    maxDataBytes: operator.wyomingMaxDataBytes,
+    maxPayloadBytes: operator.wyomingMaxPayloadBytes,
+    maxUnreadBytes: operator.wyomingMaxUnreadBytes,
     unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
     minBytesPerSecond: settings.get("wyoming_min_bytes_per_second"),
     maxControlBytesPerSecond: settings.get("wyoming_max_control_bytes_per_second"),

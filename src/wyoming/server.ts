@@ -1,5 +1,6 @@
 import type { Socket, TCPSocketListener } from "bun";
 import { AppError } from "../errors.ts";
+import { type CidrRange, wyomingAccepts } from "./allow.ts";
 import { type Connection, type ConnectionDeps, createConnection } from "./connection.ts";
 
 interface SocketData {
@@ -69,7 +70,12 @@ function flush(socket: Socket<SocketData>): void {
 }
 
 /** The Wyoming listener (`SVC_WYOMING_PORT`): a TCP server whose connections each speak the protocol. */
-export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
+export function createWyomingServer(
+  deps: ConnectionDeps & {
+    /** Client ranges accepted besides loopback (SVC_WYOMING_ALLOW); default: every address. */
+    allow?: readonly CidrRange[];
+  },
+): WyomingServer {
   const open = new Set<Socket<SocketData>>();
   let listener: TCPSocketListener<SocketData> | null = null;
   let counter = 0;
@@ -121,7 +127,7 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
     oldest.socket.data.connection?.refuse(
       new AppError(
         "busy",
-        `${maxConnections} Wyoming connections are open (wyoming_max_connections) and a new client needed one; this idle connection gave way.`,
+        `${maxConnections} Wyoming connections are open (SVC_WYOMING_MAX_CONNECTIONS) and a new client needed one; this idle connection gave way.`,
       ),
     );
     return true;
@@ -169,6 +175,15 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
           binaryType: "uint8array",
           open(socket) {
             socket.data = fresh();
+            // Wyoming carries no credentials: a client outside SVC_WYOMING_ALLOW is closed at accept.
+            if (deps.allow && !wyomingAccepts(socket.remoteAddress, deps.allow)) {
+              deps.logger.warn("wyoming connection refused: address not in SVC_WYOMING_ALLOW", {
+                address: socket.remoteAddress,
+              });
+              socket.data.ended = true;
+              socket.terminate();
+              return;
+            }
             const id = `wyoming-${++counter}`;
             const connection = createConnection(id, wire(socket), deps);
             const { maxConnections } = deps.limits();
@@ -177,7 +192,7 @@ export function createWyomingServer(deps: ConnectionDeps): WyomingServer {
               connection.refuse(
                 new AppError(
                   "busy",
-                  `${maxConnections} Wyoming connections are transcribing (wyoming_max_connections); retry shortly.`,
+                  `${maxConnections} Wyoming connections are transcribing (SVC_WYOMING_MAX_CONNECTIONS); retry shortly.`,
                 ),
               );
               return;

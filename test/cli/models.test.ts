@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { megabytes } from "../../src/cli/progress.ts";
@@ -158,6 +167,20 @@ describe("svc models list, import and rm", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("is not a usable whisper model");
     expect(readdirSync(modelsDir)).toEqual(["ggml-de.bin"]);
+  });
+
+  test("run as root, import gives the models folder to the data folder's owner, and says so", async () => {
+    // The tests run as root (as `sudo svc models` or `docker exec` would); svc's own user owns the data.
+    expect(process.getuid?.()).toBe(0);
+    chownSync(dir, 10001, 10001);
+    const good = join(dir, "ggml-de.bin");
+    writeFileSync(good, whisperModelFile(6));
+    const imported = await svc("import", good);
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toContain(`gave ${modelsDir} to uid 10001:10001`);
+    expect(statSync(modelsDir).uid).toBe(10001);
+    expect(statSync(join(modelsDir, "ggml-de.bin")).uid).toBe(10001);
+    expect(statSync(modelsDir).mode & 0o777).toBe(0o700);
   });
 
   test("import refuses a file whose header is whisper's and whose tensors are not", async () => {

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
+import type { AuthMode } from "../../src/access/keys.ts";
+import type { AccessService } from "../../src/access/service.ts";
 import { appDeps, createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
@@ -9,6 +11,7 @@ import { migrations } from "../../src/db/migrations/index.ts";
 import type { Dictation } from "../../src/dictation/dictation.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
 import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
+import { defaultOperatorLimits, type OperatorLimits } from "../../src/dictation/live/limits.ts";
 import type { Transcriber } from "../../src/dictation/transcriber.ts";
 import { createEventBus, type EventBus, type ServerEvent } from "../../src/events.ts";
 import { type ApiDocs, routeErrors } from "../../src/http/api-docs.ts";
@@ -22,6 +25,7 @@ import type { Services } from "../../src/services.ts";
 export interface TestApp {
   app: ReturnType<typeof createApp>;
   db: Database;
+  access: AccessService;
   /** Every event published while the test ran. */
   events: ServerEvent[];
   /** The bus they were published on (a test serving /api/events subscribes its socket to it). */
@@ -60,6 +64,14 @@ export interface TestAppOptions {
   modelPresets?: readonly ModelPreset[];
   /** The bridge script plugin HTML documents get; default: the console's bridge.js. */
   bridgeScriptUrl?: string;
+  /** SVC_AUTH; default unset (the stored mode, else off). */
+  auth?: AuthMode;
+  /** SVC_AUTH_MAX_FAILURES; default 10. */
+  authMaxFailures?: number;
+  /** Whether the app says it listens beyond loopback; default false. */
+  exposed?: boolean;
+  /** The operator's caps (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
+  operator?: Partial<OperatorLimits>;
   /** Wraps the transcriber the app's routes use (a test watching the pieces a live dictation asks for). */
   wrap?: (transcriber: Transcriber) => Transcriber;
 }
@@ -132,6 +144,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     modelBaseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
     modelPresets: options.modelPresets,
     pluginHost: options.pluginHost,
+    authMode: options.auth ?? null,
   });
   const { services, plugins, models } = runtime;
   const { bridgeScriptUrl, wrap } = options;
@@ -156,6 +169,9 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       ...options.body,
     },
     bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
+    authMaxFailures: options.authMaxFailures,
+    exposed: options.exposed,
+    operator: { ...defaultOperatorLimits, ...options.operator },
   });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);
@@ -166,5 +182,19 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
       body: JSON.stringify(body),
       headers: { "content-type": "application/json", ...headers },
     });
-  return { app, db, events, bus, logs, logger, services, plugins, models, dictation, request, json };
+  return {
+    app,
+    db,
+    access: runtime.access,
+    events,
+    bus,
+    logs,
+    logger,
+    services,
+    plugins,
+    models,
+    dictation,
+    request,
+    json,
+  };
 }

@@ -6,8 +6,9 @@
 import { afterEach } from "bun:test";
 import type { Socket } from "bun";
 import { createLiveDriver } from "../../src/dictation/live/driver.ts";
-import { liveDoors } from "../../src/dictation/live/limits.ts";
+import { defaultOperatorLimits, liveDoors } from "../../src/dictation/live/limits.ts";
 import type { Transcriber } from "../../src/dictation/transcriber.ts";
+import type { CidrRange } from "../../src/wyoming/allow.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
 import { wyomingLimits } from "../../src/wyoming/limits.ts";
 import { createWyomingServer, type WyomingServer } from "../../src/wyoming/server.ts";
@@ -202,10 +203,15 @@ export function serveWyoming(
     wrap?: (transcriber: Transcriber) => Transcriber;
     /** How long an event's byte rate is measured over (the listener's default is 5 s). */
     rateWindowMs?: number;
+    /** Where it listens; default 127.0.0.1. */
+    host?: string;
+    /** SVC_WYOMING_ALLOW; default: every client. */
+    allow?: readonly CidrRange[];
   } = {},
 ): WyomingTestServer {
   const { wrap, ...appOptions } = options;
   const app = createTestApp(appOptions);
+  const operator = { ...defaultOperatorLimits, ...options.operator };
   const sources = {
     version: "0.0.0-test",
     url: "http://127.0.0.1:4649",
@@ -219,14 +225,16 @@ export function serveWyoming(
       vad: app.dictation.vad,
       door: liveDoors.wyoming,
       settings: app.services.settings,
+      operator,
     }),
-    limits: wyomingLimits(app.services.settings),
+    limits: wyomingLimits(app.services.settings, operator),
     info: () => describeSvc(sources),
     model: (name, language) => requestedModel(sources, name, language),
     logger: app.logger,
     rateWindowMs: options.rateWindowMs,
+    allow: options.allow,
   });
-  const listener = server.listen("127.0.0.1", 0);
+  const listener = server.listen(options.host ?? "127.0.0.1", 0);
   return {
     app,
     server,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { lastResortError } from "../../src/http/errors.ts";
+import { errorResponse, lastResortError } from "../../src/http/errors.ts";
 import { createLogger } from "../../src/logger.ts";
 
 describe("lastResortError, Bun.serve's error handler", () => {
@@ -35,5 +35,20 @@ describe("lastResortError, Bun.serve's error handler", () => {
     } finally {
       server.stop(true);
     }
+  });
+});
+
+describe("a file svc may not write", () => {
+  test("is 503 storage_not_writable naming the path and the chown that fixes it, never a bare 500", async () => {
+    const denied = Object.assign(new Error("EACCES: permission denied, open '/srv/svc/models/ggml-x.bin'"), {
+      code: "EACCES",
+      path: "/srv/svc/models/ggml-x.bin",
+    });
+    const response = errorResponse(denied);
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("storage_not_writable");
+    expect(body.error.message).toContain("/srv/svc/models/ggml-x.bin");
+    expect(body.error.message).toContain("chown -R");
   });
 });

@@ -92,6 +92,7 @@ async function openDoors(): Promise<Doors> {
   // The offline commands run over this app's runtime, which they must leave open.
   const runtime: Runtime = {
     db: app.db,
+    access: app.access,
     events: app.bus,
     services: app.services,
     plugins: app.plugins,

@@ -70,7 +70,7 @@ describe("GET /api/openapi.json", () => {
       paths: Record<string, Record<string, { parameters: { name: string }[]; requestBody?: unknown }>>;
     };
     const names = doc.paths["/api/history"]?.get?.parameters.map((p) => p.name);
-    expect(names).toEqual(["limit", "offset", "search", "orderBy", "from", "to"]);
+    expect(names).toEqual(["limit", "offset", "search", "orderBy", "from", "to", "key"]);
     expect(doc.paths["/api/settings/{key}"]?.put?.requestBody).toMatchObject({
       content: { "application/json": { schema: { required: ["value"] } } },
     });

@@ -27,10 +27,9 @@ let clips: Clip[];
 const batch = new Map<string, string>();
 
 beforeAll(async () => {
-  server = serveDictation();
-  server.app.services.settings.set("stt_engine", "sphinx");
   // Every clip of a pace at once: five sessions.
-  server.app.services.settings.set("dictate_max_sessions", 5);
+  server = serveDictation({ operator: { dictateMaxSessions: 5 } });
+  server.app.services.settings.set("stt_engine", "sphinx");
   await server.app.dictation.warmUp();
   clips = librivoxClips();
   for (const clip of clips) {

@@ -235,7 +235,7 @@ describe("GET /api/dictate (live dictation)", () => {
   });
 
   test("a client that leaves mid-stream leaves nothing recorded and the next session works", async () => {
-    const server = serve({ dictate_max_sessions: 1 });
+    const server = serve({}, { operator: { dictateMaxSessions: 1 } });
     const first = await started(server, { format: "pcm16", sampleRate: 16_000 });
     await streamFrames(first, toPcm16(goForward()), frame100ms);
     first.ws.close();
@@ -327,8 +327,8 @@ describe("GET /api/dictate (live dictation)", () => {
     await expectError(client, "invalid_request", 1008);
   });
 
-  test("a frame over dictate_max_frame_bytes is answered payload_too_large and closed 1009", async () => {
-    const client = await started(serve({ dictate_max_frame_bytes: 4096 }), {
+  test("a frame over SVC_DICTATE_MAX_FRAME_SIZE is answered payload_too_large and closed 1009", async () => {
+    const client = await started(serve({}, { operator: { dictateMaxFrameBytes: 4096 } }), {
       format: "pcm16",
       sampleRate: 16_000,
     });
@@ -336,8 +336,8 @@ describe("GET /api/dictate (live dictation)", () => {
     await expectError(client, "payload_too_large", 1009);
   });
 
-  test("a session started beyond dictate_max_sessions is refused busy with 1013; the first goes on", async () => {
-    const server = serve({ dictate_max_sessions: 1 });
+  test("a session started beyond SVC_DICTATE_MAX_SESSIONS is refused busy with 1013; the first goes on", async () => {
+    const server = serve({}, { operator: { dictateMaxSessions: 1 } });
     const first = await started(server, { format: "pcm16", sampleRate: 16_000 });
     const second = connect(server.url);
     await second.opened;
@@ -349,7 +349,7 @@ describe("GET /api/dictate (live dictation)", () => {
   });
 
   test("sockets that never send start do not count: a started session goes ahead of them", async () => {
-    const server = serve({ dictate_max_sessions: 2 });
+    const server = serve({}, { operator: { dictateMaxSessions: 2 } });
     const idle = Array.from({ length: 6 }, () => connect(server.url));
     await Promise.all(idle.map((client) => client.opened));
     const client = await started(server, { format: "pcm16", sampleRate: 16_000 });

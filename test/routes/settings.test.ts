@@ -80,7 +80,10 @@ describe("GET /api/settings/schema", () => {
       if (item.key.startsWith("dictate_")) expect(item.group).toBe("live");
       if (item.key.startsWith("wyoming_")) expect(item.group).toBe("wyoming");
     }
-    expect(body.items.find((item) => item.key === "wyoming_max_header_bytes")?.advanced).toBe(true);
+    expect(body.items.find((item) => item.key === "wyoming_max_speed")?.advanced).toBe(true);
+    // The caps that protect the server are the operator's (environment variables), not settings.
+    expect(body.items.find((item) => item.key === "wyoming_max_header_bytes")).toBeUndefined();
+    expect(body.items.find((item) => item.key === "dictate_max_sessions")).toBeUndefined();
     expect(body.items.find((item) => item.key === "language")?.advanced).toBe(false);
   });
 });

@@ -26,13 +26,12 @@ describe("a Wyoming client that never reads its answers", () => {
     expect(pong.data.text).toBe("é".repeat(1024));
   });
 
-  test("is held to wyoming_max_unread_bytes, is read no further, and is disconnected", async () => {
+  test("is held to SVC_WYOMING_MAX_UNREAD_SIZE, is read no further, and is disconnected", async () => {
     // The flood itself is allowed here: this is about the answers it leaves unread.
-    const server = serve({
-      wyoming_max_unread_bytes: 65_536,
-      wyoming_unread_timeout_seconds: 1,
-      wyoming_max_control_bytes_per_second: 16_777_216,
-    });
+    const server = serve(
+      { wyoming_unread_timeout_seconds: 1, wyoming_max_control_bytes_per_second: 16_777_216 },
+      { operator: { wyomingMaxUnreadBytes: 65_536 } },
+    );
     const { socket, closed } = await deafClient(server.port);
     // 20,000 pings and describes: far more answers (some 25 MB) than the kernel's buffers hold.
     const ping = wyomingBytes("ping", { text: "x".repeat(1024) });

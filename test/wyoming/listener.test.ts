@@ -388,8 +388,8 @@ describe("Wyoming listener: malformed input closes that connection only", () => 
 });
 
 describe("Wyoming listener: limits", () => {
-  test("past wyoming_max_connections a new client takes the place of the longest idle one", async () => {
-    const server = serve({ wyoming_max_connections: 1 });
+  test("past SVC_WYOMING_MAX_CONNECTIONS a new client takes the place of the longest idle one", async () => {
+    const server = serve({}, { operator: { wyomingMaxConnections: 1 } });
     const first = await connectWyoming(server.port);
     first.send("describe");
     await first.next("info");
@@ -400,7 +400,7 @@ describe("Wyoming listener: limits", () => {
   });
 
   test("while every connection is transcribing, one more is sent busy and closed; the others go on", async () => {
-    const server = serve({ wyoming_max_connections: 1 });
+    const server = serve({}, { operator: { wyomingMaxConnections: 1 } });
     const first = await connectWyoming(server.port);
     first.send("transcribe", { language: "en" });
     first.send("audio-start", ha);
@@ -420,7 +420,7 @@ describe("Wyoming listener: limits", () => {
   });
 
   test("clients that connect and ping cannot lock Home Assistant out", async () => {
-    const server = serve({ wyoming_max_connections: 2 });
+    const server = serve({}, { operator: { wyomingMaxConnections: 2 } });
     const pingers = await Promise.all([connectWyoming(server.port), connectWyoming(server.port)]);
     const pinging = setInterval(() => {
       for (const pinger of pingers) if (!pinger.isClosed()) pinger.send("ping", { text: "here" });
@@ -489,20 +489,20 @@ describe("Wyoming listener: limits", () => {
     expect(await history(server)).toHaveLength(1);
   });
 
-  test("a header line over wyoming_max_header_bytes is refused", async () => {
-    const client = await connectWyoming(serve({ wyoming_max_header_bytes: 256 }).port);
+  test("a header line over SVC_WYOMING_MAX_HEADER_SIZE is refused", async () => {
+    const client = await connectWyoming(serve({}, { operator: { wyomingMaxHeaderBytes: 256 } }).port);
     client.raw(`{"type":"transcribe","data":{"language":"${"e".repeat(300)}"}}\n`);
     await expectError(client, "payload_too_large");
   });
 
-  test("data over wyoming_max_data_bytes is refused from its header, before the bytes", async () => {
-    const client = await connectWyoming(serve({ wyoming_max_data_bytes: 256 }).port);
+  test("data over SVC_WYOMING_MAX_DATA_SIZE is refused from its header, before the bytes", async () => {
+    const client = await connectWyoming(serve({}, { operator: { wyomingMaxDataBytes: 256 } }).port);
     client.send("transcribe", { language: "en", context: { padding: "x".repeat(300) } });
     await expectError(client, "payload_too_large");
   });
 
-  test("a payload over wyoming_max_payload_bytes is refused from its header, before the bytes", async () => {
-    const client = await connectWyoming(serve({ wyoming_max_payload_bytes: 1024 }).port);
+  test("a payload over SVC_WYOMING_MAX_PAYLOAD_SIZE is refused from its header, before the bytes", async () => {
+    const client = await connectWyoming(serve({}, { operator: { wyomingMaxPayloadBytes: 1024 } }).port);
     client.send("audio-start", ha);
     client.send("audio-chunk", ha, new Uint8Array(1024));
     client.raw('{"type":"audio-chunk","data":{"rate":16000,"width":2,"channels":1},"payload_length":1025}\n');

@@ -4,6 +4,8 @@ import { historyMigration } from "./0002-history.ts";
 import { lexiconMigration } from "./0003-lexicon.ts";
 import { pluginStorageMigration } from "./0004-plugin-storage.ts";
 import { historySourceMigration } from "./0005-history-source.ts";
+import { accessMigration } from "./0006-access.ts";
+import { operatorLimitsMigration } from "./0007-operator-limits.ts";
 
 /** Every schema step, in order. A compiled binary cannot glob its sources, so they are listed here. */
 export const migrations: readonly Migration[] = [
@@ -12,4 +14,6 @@ export const migrations: readonly Migration[] = [
   lexiconMigration,
   pluginStorageMigration,
   historySourceMigration,
+  accessMigration,
+  operatorLimitsMigration,
 ];

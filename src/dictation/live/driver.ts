@@ -5,7 +5,7 @@ import { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat 
 import type { EngineId } from "../engines/types.ts";
 import type { Transcription } from "../result.ts";
 import type { Vad } from "../vad/vad.ts";
-import { type LiveDoor, type LiveLimits, liveLimits } from "./limits.ts";
+import { type LiveDoor, type LiveLimits, liveLimits, type OperatorLimits } from "./limits.ts";
 import { assertPace } from "./pace.ts";
 import { createLiveSession, type LiveSegment, type LiveSession, type LiveTranscriber } from "./session.ts";
 
@@ -20,6 +20,8 @@ export interface LiveDriverDeps {
   /** The door: its history source and the settings its limits are read from at each check. */
   door: LiveDoor;
   settings: Pick<SettingsService, "get">;
+  /** The operator's caps (environment variables); default: their defaults. */
+  operator?: OperatorLimits;
 }
 
 /** How a connection hears that its dictation (or the wait for one) is over. */
@@ -36,6 +38,8 @@ export interface LiveStartOptions {
   /** The engine `model` belongs to, instead of the `stt_engine` setting. */
   engine?: EngineId;
   appContext?: AppContext | null;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
   /** false: the result is not stored in history. */
   record?: boolean;
   /** Each committed piece, in order. */
@@ -89,9 +93,10 @@ interface Dictation {
 
 export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
   const { door } = deps;
-  const limits = liveLimits(deps.settings, door);
+  const limits = liveLimits(deps.settings, door, deps.operator);
   const open = new Set<Dictation>();
-  const setting = (limit: keyof LiveLimits) => door.settings[limit] ?? limit;
+  const setting = (limit: keyof LiveLimits) =>
+    limit === "maxSessions" ? (door.maxSessions?.variable ?? limit) : (door.settings[limit] ?? limit);
   /** What a codec may expand the audio to (raw PCM is counted from its bytes). */
   const maxDurationMs = () => limits().maxSeconds * 1000 || Number.POSITIVE_INFINITY;
 
@@ -213,6 +218,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
             model: options.model,
             appContext: options.appContext ?? null,
             source: door.source,
+            keyName: options.keyName,
             record: options.record,
             onSegment: options.onSegment,
             onPartial: options.onPartial,

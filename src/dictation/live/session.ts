@@ -62,6 +62,8 @@ export interface LiveSessionOptions {
   onError?(error: unknown): void;
   /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
   source?: HistorySource;
+  /** The name of the key the client used (history records it); none for a trusted client. */
+  keyName?: string | null;
   /** false: the result is not stored in history. */
   record?: boolean;
 }
@@ -274,6 +276,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         timings,
         appContext: hooks.appContext,
         source: hooks.source,
+        keyName: options.keyName,
         record: options.record,
         skipPostProcess: options.skipPostProcess,
         dictation: hooks.dictation,

@@ -33,6 +33,163 @@ export interface paths {
       };
     };
   };
+  "/api/auth/login": {
+    /**
+     * Log in to the console with a key or a one-time code
+     * @description Sets the console's session cookie (svc_session: HttpOnly, SameSite=Strict, Secure under https), which every route and WebSocket then accepts in place of a key. A one-time code (from the start log's login link) works once, for 15 minutes. Wrong keys and codes count toward SVC_AUTH_MAX_FAILURES.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            key?: string;
+            code?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Logged in */
+        200: {
+          content: {
+            "application/json": {
+              name: string;
+              /** @enum {string} */
+              role: "admin" | "dictate";
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/auth/logout": {
+    /** End the console's session */
+    post: {
+      responses: {
+        /** @description Logged out (also when there was no session) */
+        204: {
+          content: never;
+        };
+      };
+    };
+  };
+  "/api/auth/session": {
+    /** Who this client is, and whether keys are required */
+    get: {
+      responses: {
+        /** @description The client's access */
+        200: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              mode: "off" | "keys" | "keys-everywhere";
+              /** @enum {string} */
+              modeSource: "env" | "stored";
+              exposed: boolean;
+              hasAdminKey: boolean;
+              /** @enum {string|null} */
+              role: "admin" | "dictate" | null;
+              keyName: string | null;
+              /** @enum {string} */
+              via: "trusted" | "bearer" | "session" | "none";
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/keys": {
+    /** The keys: names, roles, created and last used (never a key) */
+    get: {
+      responses: {
+        /** @description The keys */
+        200: {
+          content: {
+            "application/json": {
+              items: ({
+                  name: string;
+                  /** @enum {string} */
+                  role: "admin" | "dictate";
+                  createdAt: string;
+                  lastUsedAt: string | null;
+                })[];
+            };
+          };
+        };
+      };
+    };
+    /** Make a key (the answer shows it once) */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /** @enum {string} */
+            role: "admin" | "dictate";
+          };
+        };
+      };
+      responses: {
+        /** @description The key, shown this once */
+        201: {
+          content: {
+            "application/json": {
+              name: string;
+              /** @enum {string} */
+              role: "admin" | "dictate";
+              createdAt: string;
+              lastUsedAt: string | null;
+              key: string;
+            };
+          };
+        };
+      };
+    };
+  };
+  "/api/keys/{name}": {
+    /** Revoke a key: it and the console sessions made with it stop working at once */
+    delete: {
+      parameters: {
+        path: {
+          name: string;
+        };
+      };
+      responses: {
+        /** @description Revoked */
+        204: {
+          content: never;
+        };
+      };
+    };
+  };
+  "/api/access": {
+    /**
+     * Require keys from other devices (keys), from every client (keys-everywhere), or not (off)
+     * @description Stored in the database; SVC_AUTH, when set, decides instead (409 access_locked). Turning keys on with no admin key makes one, answers it this once and logs this client in with it.
+     */
+    put: {
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            mode: "off" | "keys" | "keys-everywhere";
+          };
+        };
+      };
+      responses: {
+        /** @description The mode in force */
+        200: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              mode: "off" | "keys" | "keys-everywhere";
+              key?: string;
+              keyName?: string;
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/events": {
     /**
      * Event stream (WebSocket)
@@ -56,7 +213,7 @@ export interface paths {
      *
      * Server: {"type":"ready"} after start; {"type":"partial","text":"go for"} now and then, a revisable guess at the piece being spoken (at most once per 500 ms of new audio, only while the engine is otherwise idle); {"type":"segment","text":"go forward","start":120,"end":1480} per committed piece (start and end in ms from the first sample; the engine's text, before the text pipeline); {"type":"final",…} after stop, with the body of POST /api/transcribe (the pipeline runs once over the whole text, history is written once; durationMs is the wait from stop), then close 1000. cancel closes 1000 with nothing recorded; leaving drops the queued work.
      *
-     * Errors: {"type":"error","code","message"} then close: busy (a start beyond dictate_max_sessions started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over dictate_max_frame_bytes) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
+     * Errors: {"type":"error","code","message"} then close: busy (a start beyond SVC_DICTATE_MAX_SESSIONS started dictations; a socket counts only once it has started) 1013; unsupported_audio (a format not listed) 1003; payload_too_large (a message over SVC_DICTATE_MAX_FRAME_SIZE) 1009; invalid_json, invalid_request (unknown message, audio before start), invalid_audio (a stream that does not decode), invalid_app_context, audio_too_long (past dictate_max_session_seconds), too_fast (faster than dictate_max_speed × real time), request_timeout (no start within dictate_start_timeout_seconds of connecting, or nothing for dictate_idle_timeout_seconds) 1008; engine failures with their own codes, 1011 when the server failed.
      *
      * Origin: only svc's own pages, app:// and SVC_TRUSTED_ORIGINS entries may open it (a page on another port of this machine is refused 403 cross_origin_request: a WebSocket has no preflight, and a dictation uses the engine and writes history).
      *
@@ -203,7 +360,7 @@ export interface paths {
   "/v1/audio/transcriptions": {
     /**
      * OpenAI-compatible transcription
-     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined), `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}}). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.
+     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined), `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}}). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.
      */
     post: {
       requestBody: {
@@ -259,7 +416,7 @@ export interface paths {
   "/v1/audio/translations": {
     /**
      * OpenAI-compatible translation to English (multilingual whisper models)
-     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined) (`stream` is ignored: translations answer whole). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. Any Authorization header is accepted and ignored.
+     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined) (`stream` is ignored: translations answer whole). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.
      */
     post: {
       requestBody: {
@@ -497,7 +654,7 @@ export interface paths {
   "/api/history": {
     /**
      * List and search transcriptions
-     * @description search matches words and word prefixes in the raw and final text (full-text index; operators are searched as words). from/to take a date (UTC day) or a date-time with offset; both inclusive.
+     * @description A dictate key sees only the entries made with it; an admin sees all, and `key` filters them by key name. search matches words and word prefixes in the raw and final text (full-text index; operators are searched as words). from/to take a date (UTC day) or a date-time with offset; both inclusive.
      */
     get: {
       parameters: {
@@ -508,6 +665,7 @@ export interface paths {
           orderBy?: string;
           from?: string;
           to?: string;
+          key?: string;
         };
       };
       responses: {
@@ -534,6 +692,7 @@ export interface paths {
                   formatId: number | null;
                   formatLabel: string | null;
                   source: string;
+                  keyName: string | null;
                   createdAt: string;
                 })[];
               total: number;
@@ -623,6 +782,7 @@ export interface paths {
               formatId: number | null;
               formatLabel: string | null;
               source: string;
+              keyName: string | null;
               createdAt: string;
             };
           };
@@ -1993,7 +2153,7 @@ export interface paths {
   "/api/plugins/{slug}/ui/*": {
     /**
      * A plugin UI page or asset
-     * @description Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.
+     * @description Files under the plugin's dist/ui/, served with `Content-Security-Policy: sandbox allow-scripts` (an opaque origin: the page reaches the API only through the app's window.svc bridge). Open without a key, like the console's own files: they are the plugin's public code, and the sandboxed page's requests for them carry no cookie. HTML documents get svc's bridge script ahead of their own scripts. Every other method and path under /api/plugins/<slug>/ goes to that plugin's middleware.
      */
     get: {
       parameters: {
@@ -2113,7 +2273,7 @@ export interface components {
       /** @enum {unknown} */
       type: "error";
       /** @enum {string} */
-      code: "bad_request" | "invalid_host" | "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_query" | "invalid_path" | "upgrade_failed" | "untrusted_host" | "untrusted_origin" | "cross_origin_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "upgrade_required" | "too_fast" | "busy" | "internal" | "websocket_unavailable" | "storage_full" | "missing_audio" | "invalid_multipart" | "invalid_app_context" | "invalid_language" | "translation_unsupported" | "invalid_engine_option" | "audio_too_long" | "text_too_long" | "unsupported_audio" | "invalid_audio" | "unsupported_language" | "invalid_model" | "engine_failed" | "engine_unreachable" | "engine_unauthorized" | "engine_rejected" | "engine_server_error" | "engine_bad_response" | "engine_busy" | "engine_unavailable" | "engine_closed" | "model_unavailable" | "timeout" | "engine_timeout" | "invalid_setting" | "invalid_setting_key" | "invalid_import" | "invalid_csv" | "builtin_format" | "limit_exceeded" | "too_many_settings" | "invalid_model_id" | "model_not_found" | "model_exists" | "model_in_use" | "download_in_progress" | "preset_mismatch" | "model_not_found_upstream" | "download_failed" | "download_interrupted" | "download_stalled" | "size_mismatch" | "checksum_mismatch" | "invalid_package_name" | "invalid_version" | "ambiguous_slug" | "slug_taken" | "install_in_progress" | "invalid_manifest" | "package_too_large" | "unsafe_archive" | "plugin_failed" | "registry_unreachable" | "integrity_mismatch" | "untrusted_tarball_url" | "installer_unavailable" | "plugin_timeout";
+      code: "bad_request" | "invalid_host" | "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_query" | "invalid_path" | "upgrade_failed" | "unauthorized" | "forbidden_role" | "untrusted_host" | "untrusted_origin" | "cross_origin_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "upgrade_required" | "too_fast" | "too_many_attempts" | "busy" | "internal" | "websocket_unavailable" | "storage_not_writable" | "storage_full" | "missing_audio" | "invalid_multipart" | "invalid_app_context" | "invalid_language" | "translation_unsupported" | "invalid_engine_option" | "audio_too_long" | "text_too_long" | "unsupported_audio" | "invalid_audio" | "unsupported_language" | "invalid_model" | "engine_failed" | "engine_unreachable" | "engine_unauthorized" | "engine_rejected" | "engine_server_error" | "engine_bad_response" | "engine_busy" | "engine_unavailable" | "engine_closed" | "model_unavailable" | "timeout" | "engine_timeout" | "invalid_setting" | "invalid_setting_key" | "invalid_import" | "invalid_csv" | "builtin_format" | "limit_exceeded" | "too_many_settings" | "access_locked" | "last_admin_key" | "invalid_model_id" | "model_not_found" | "model_exists" | "model_in_use" | "download_in_progress" | "preset_mismatch" | "model_not_found_upstream" | "download_failed" | "download_interrupted" | "download_stalled" | "size_mismatch" | "checksum_mismatch" | "invalid_package_name" | "invalid_version" | "ambiguous_slug" | "slug_taken" | "install_in_progress" | "invalid_manifest" | "package_too_large" | "unsafe_archive" | "plugin_failed" | "registry_unreachable" | "integrity_mismatch" | "untrusted_tarball_url" | "installer_unavailable" | "plugin_timeout";
       message: string;
     }]>;
   };

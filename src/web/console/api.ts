@@ -32,6 +32,14 @@ async function failure(response: Response): Promise<ApiError> {
   );
 }
 
+const unauthorized = new Set<() => void>();
+
+/** Called when svc answers 401: the session ended (logout, a revoked key), or keys were turned on. */
+export function onUnauthorized(listener: () => void): () => void {
+  unauthorized.add(listener);
+  return () => unauthorized.delete(listener);
+}
+
 /** Sends a request; an error answer becomes an `ApiError`, a network failure a sentence. */
 async function request(path: string, init?: RequestInit): Promise<Response> {
   let response: Response;
@@ -40,7 +48,11 @@ async function request(path: string, init?: RequestInit): Promise<Response> {
   } catch {
     throw new ApiError(0, "offline", "svc cannot be reached: is the server running?");
   }
-  if (!response.ok) throw await failure(response);
+  if (!response.ok) {
+    if (response.status === 401 && !path.startsWith("/api/auth/"))
+      for (const listener of unauthorized) listener();
+    throw await failure(response);
+  }
   return response;
 }
 

@@ -1,21 +1,25 @@
 import { type ComponentType, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
+import { api, messageOf } from "./api.ts";
 import { onConnectionChange } from "./events.ts";
-import { isScreenPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
+import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
 import { PluginIcon } from "./plugin-icon.tsx";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
-import { interceptLinks, useLocation } from "./router.ts";
+import { interceptLinks, navigate, useLocation } from "./router.ts";
+import { AccessScreen, KeyReveal } from "./screens/access.tsx";
 import { DictateScreen } from "./screens/dictate.tsx";
 import { DictionaryScreen } from "./screens/dictionary.tsx";
 import { FormatsScreen } from "./screens/formats.tsx";
 import { HistoryScreen } from "./screens/history.tsx";
+import { LoginScreen } from "./screens/login.tsx";
 import { ModelsScreen } from "./screens/models.tsx";
 import { PluginPageScreen } from "./screens/plugin-page.tsx";
 import { PluginsScreen } from "./screens/plugins.tsx";
 import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
-import { Toasts } from "./toast.tsx";
+import { refreshSession, revealKey, type Session, useSession } from "./session.ts";
+import { Toasts, toast } from "./toast.tsx";
 import { useResource } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
@@ -28,6 +32,7 @@ const screenViews = {
   "/models": ModelsScreen,
   "/settings": SettingsScreen,
   "/plugins": PluginsScreen,
+  "/access": AccessScreen,
 } as const satisfies Record<ScreenPath, ComponentType>;
 
 function Nav(props: { path: string }) {
@@ -91,8 +96,60 @@ function Offline() {
   );
 }
 
+/**
+ * On every screen while svc listens beyond this machine with keys off: who can reach it, and the
+ * button that requires keys (its first admin key is shown once, and this browser is logged in).
+ */
+function AccessBanner(props: { session: Session }) {
+  const { revealed } = useSession();
+  const { session } = props;
+  const [busy, setBusy] = useState(false);
+  if (revealed) {
+    return <KeyReveal name={revealed.name} secret={revealed.key} onDone={() => revealKey(undefined)} />;
+  }
+  if (session.mode !== "off" || !session.exposed || session.role !== "admin") return null;
+  const turnOn = async () => {
+    setBusy(true);
+    try {
+      const answer = await api.put("/api/access", { body: { mode: "keys" } });
+      if (answer.key && answer.keyName) revealKey({ name: answer.keyName, key: answer.key });
+      await refreshSession();
+    } catch (error) {
+      toast(messageOf(error), "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="notice access-banner" role="alert">
+      <p>Anyone on your network can use and change this svc.</p>
+      {session.modeSource === "env" ? (
+        <p class="small">
+          SVC_AUTH=off is set in svc's environment: set SVC_AUTH=keys there and restart svc.
+        </p>
+      ) : (
+        <button type="button" class="button primary" disabled={busy} onClick={() => void turnOn()}>
+          Require a key from other devices
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function App() {
-  const { path } = useLocation();
+  const { path, search } = useLocation();
+  const { session, error } = useSession();
+  if (!session) return <p class="muted">{error ? messageOf(error) : "Loading…"}</p>;
+  if (session.role === null) return <LoginScreen code={path === loginPath ? search.get("code") : null} />;
+  if (path === loginPath) {
+    navigate("/", { replace: true });
+    return null;
+  }
+  return <Console path={path} session={session} />;
+}
+
+function Console(props: { path: string; session: Session }) {
+  const { path, session } = props;
   // The first screen is in the document with its handlers attached (a layout effect runs before
   // the browser paints it): `bun run bench console` reads this mark.
   useLayoutEffect(() => {
@@ -111,6 +168,7 @@ export function App() {
       </a>
       <Nav path={path} />
       <main id="main" tabIndex={-1}>
+        <AccessBanner session={session} />
         <Offline />
         {plugin?.[1] && plugin[2] ? (
           <PluginPageScreen key={path} slug={plugin[1]} pageId={plugin[2]} />

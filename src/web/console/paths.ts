@@ -11,7 +11,11 @@ export const screens = [
   { path: "/models", title: "Models" },
   { path: "/settings", title: "Settings" },
   { path: "/plugins", title: "Plugins" },
+  { path: "/access", title: "Access" },
 ] as const;
+
+/** The login page: the start log's link opens it with `?code=`. */
+export const loginPath = "/login";
 
 export type ScreenPath = (typeof screens)[number]["path"];
 
@@ -23,5 +27,5 @@ export const isScreenPath = (path: string): path is ScreenPath =>
 
 /** Whether the console draws something at `path` (the server answers the document for it). */
 export function isConsolePath(path: string): boolean {
-  return isScreenPath(path) || pluginPagePath.test(path);
+  return isScreenPath(path) || path === loginPath || pluginPagePath.test(path);
 }

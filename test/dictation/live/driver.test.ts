@@ -1,7 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import type { CompleteInput } from "../../../src/dictation/complete.ts";
 import { createLiveDriver, type LiveConnection } from "../../../src/dictation/live/driver.ts";
-import { type LiveDoor, liveDoors } from "../../../src/dictation/live/limits.ts";
+import {
+  defaultOperatorLimits,
+  type LiveDoor,
+  liveDoors,
+  type OperatorLimits,
+} from "../../../src/dictation/live/limits.ts";
 import type { LiveTranscriber } from "../../../src/dictation/live/session.ts";
 import type { VadStream } from "../../../src/dictation/vad/vad.ts";
 import { createDictationApi } from "../../../src/plugins/hook-api.ts";
@@ -20,7 +25,11 @@ const quietVad = (): VadStream => ({
   cancel() {},
 });
 
-function driverFor(door: LiveDoor, settings: Record<string, number> = {}) {
+function driverFor(
+  door: LiveDoor,
+  settings: Record<string, number> = {},
+  operator: Partial<OperatorLimits> = {},
+) {
   const completed: CompleteInput[] = [];
   const transcriber: LiveTranscriber = {
     recognisePiece: async () => ({
@@ -55,13 +64,18 @@ function driverFor(door: LiveDoor, settings: Record<string, number> = {}) {
   const values: Record<string, number> = {
     dictate_max_session_seconds: 300,
     dictate_max_speed: 4,
-    dictate_max_sessions: 4,
     dictate_start_timeout_seconds: 5,
     dictate_idle_timeout_seconds: 30,
     ...settings,
   };
   const get = ((key: string) => values[key] ?? 0) as SettingsService["get"];
-  const driver = createLiveDriver({ transcriber, vad: { stream: quietVad }, door, settings: { get } });
+  const driver = createLiveDriver({
+    transcriber,
+    vad: { stream: quietVad },
+    door,
+    settings: { get },
+    operator: { ...defaultOperatorLimits, ...operator },
+  });
   const failures: unknown[] = [];
   const connect = (): LiveConnection => driver.connect({ fail: (error) => failures.push(error) });
   return { driver, connect, failures, completed };
@@ -96,7 +110,7 @@ describe("createLiveDriver", () => {
   });
 
   test("past maxSessions a start is refused busy; a dictation that stopped frees its place", async () => {
-    const { connect, driver } = driverFor(liveDoors.dictate, { dictate_max_sessions: 1 });
+    const { connect, driver } = driverFor(liveDoors.dictate, {}, { dictateMaxSessions: 1 });
     const first = connect();
     first.start({ audio: pcm16 });
     const second = connect();

@@ -3,6 +3,7 @@ import { type Answer, api, messageOf } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { HistoryStatsPanel, statsQuery } from "../history-stats.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
+import { useSession } from "../session.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
 
@@ -37,6 +38,11 @@ function HistoryEntry(props: { item: HistoryItem; onDelete: (item: HistoryItem) 
           </time>
           {app && <span class="tag">{app}</span>}
           {item.formatLabel && <span class="tag">{item.formatLabel}</span>}
+          {item.keyName && (
+            <span class="tag" title="The key it was made with">
+              {item.keyName}
+            </span>
+          )}
           <span class="small muted">
             {item.wordCount} {item.wordCount === 1 ? "word" : "words"} · {item.engine}
           </span>
@@ -80,14 +86,21 @@ export function HistoryScreen() {
   const [search, setSearch] = useState("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
+  const [key, setKey] = useState("");
   const [offset, setOffset] = useState(0);
   const settled = useDebounced(search.trim(), 300);
-  const filters = { search: settled, from: localDayBound(from, false), to: localDayBound(to, true) };
+  const { session } = useSession();
+  const filters = {
+    search: settled,
+    from: localDayBound(from, false),
+    to: localDayBound(to, true),
+    key: key || undefined,
+  };
   const list = useResource("/api/history", { query: { ...filters, limit: pageSize, offset } });
   const stats = useResource("/api/history/stats", { query: statsQuery() });
   const reload = () => Promise.all([list.reload(), stats.reload()]);
   useServerEvents(["history."], () => void reload());
-  useEffect(() => setOffset(0), [settled, from, to]);
+  useEffect(() => setOffset(0), [settled, from, to, key]);
 
   const page = list.data;
   useEffect(() => {
@@ -106,7 +119,7 @@ export function HistoryScreen() {
   const removeOne = (item: HistoryItem) =>
     act(() => api.delete("/api/history/{id}", { params: { id: item.id } }), "Deleted the dictation.");
   const removeAll = () => act(() => api.delete("/api/history"), "Deleted all history.");
-  const filtered = Boolean(settled || from || to);
+  const filtered = Boolean(settled || from || to || key);
 
   return (
     <Screen
@@ -131,6 +144,17 @@ export function HistoryScreen() {
           <label for="history-to">To</label>
           <input id="history-to" type="date" value={to} onInput={(e) => setTo(e.currentTarget.value)} />
         </div>
+        {session?.role === "admin" && session.mode !== "off" && (
+          <div class="date-field">
+            <label for="history-key">Key</label>
+            <input
+              id="history-key"
+              value={key}
+              placeholder="any"
+              onInput={(e) => setKey(e.currentTarget.value.trim())}
+            />
+          </div>
+        )}
         {filtered && (
           <button
             type="button"
@@ -139,6 +163,7 @@ export function HistoryScreen() {
               setSearch("");
               setFrom("");
               setTo("");
+              setKey("");
             }}
           >
             Clear filters

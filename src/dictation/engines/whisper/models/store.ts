@@ -128,7 +128,7 @@ export function createModelStore(options: { dir: string; presets?: readonly Mode
     validate: (path) => {
       validateWhisperModel(path);
     },
-    ensureDir: () => mkdirSync(dir, { recursive: true }),
+    ensureDir: () => mkdirSync(dir, { recursive: true, mode: 0o700 }),
   };
   return store;
 }

@@ -1,0 +1,68 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import * as v from "valibot";
+
+// A key is `svck_` + a 12-hex-digit id (how svc finds its record) + 256 random bits in base64url.
+// The fixed prefix lets secret scanners find a leaked one; svc stores only its SHA-256.
+
+/** Every svc key starts with this. */
+export const keyPrefix = "svck_";
+const keyShape = /^svck_([0-9a-f]{12})[A-Za-z0-9_-]{43}$/;
+
+export const roles = ["admin", "dictate"] as const;
+export type Role = (typeof roles)[number];
+
+export const authModes = ["off", "keys", "keys-everywhere"] as const;
+export type AuthMode = (typeof authModes)[number];
+
+export const keyNameSchema = v.pipe(
+  v.string(),
+  v.regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    "a key name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
+  ),
+);
+
+export const sha256 = (text: string): Uint8Array => Bun.CryptoHasher.hash("sha256", text) as Uint8Array;
+
+/** A new key and its id. */
+export function generateKey(): { id: string; key: string } {
+  const id = randomBytes(6).toString("hex");
+  return { id, key: `${keyPrefix}${id}${randomBytes(32).toString("base64url")}` };
+}
+
+const keyLength = keyPrefix.length + 12 + 43;
+
+/**
+ * The id a presented key claims, or null when it is not shaped like a key. The id only finds the
+ * record; the whole key is then compared in constant time.
+ */
+export function keyIdOf(presented: string): string | null {
+  if (presented.length !== keyLength || !presented.startsWith(keyPrefix)) return null;
+  return keyShape.test(presented) ? presented.slice(keyPrefix.length, keyPrefix.length + 12) : null;
+}
+
+/** Whether the presented key hashes to `stored`, compared in constant time. */
+export function keyMatches(presented: string, stored: Uint8Array): boolean {
+  const hash = sha256(presented);
+  return hash.length === stored.length && timingSafeEqual(hash, stored);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Whether `presented` is the key `known` holds (the bytes of a key that already matched its hash),
+ * compared in constant time: a key sent again is checked without hashing it again.
+ */
+export function sameKey(presented: string, known: Uint8Array): boolean {
+  const bytes = encoder.encode(presented);
+  return bytes.length === known.length && timingSafeEqual(bytes, known);
+}
+
+/** A key's bytes, remembered once it matched its hash. */
+export const keyBytes = (key: string): Uint8Array => encoder.encode(key);
+
+/** A random token (a session, a login code): 256 bits, base64url. */
+export const randomToken = (bytes = 32): string => randomBytes(bytes).toString("base64url");
+
+/** Hides anything shaped like a key in `text`, for messages that echo what a client sent. */
+export const redactKeys = (text: string): string => text.replace(/svck_[A-Za-z0-9_-]+/g, "svck_…");

@@ -1,0 +1,64 @@
+import * as v from "valibot";
+import { authModes, keyNameSchema, roles } from "./keys.ts";
+
+/** A key as the API shows it: never the key. */
+export const keyInfoSchema = v.object({
+  name: v.string(),
+  role: v.picklist(roles),
+  createdAt: v.string(),
+  /** Updated at most once a minute. */
+  lastUsedAt: v.nullable(v.string()),
+});
+
+export const keyListSchema = v.object({ items: v.array(keyInfoSchema) });
+
+export const createKeySchema = v.object({
+  name: keyNameSchema,
+  role: v.picklist(roles, "role must be admin or dictate"),
+});
+
+export const createdKeySchema = v.object({
+  ...keyInfoSchema.entries,
+  /** The key: shown this once, stored only as a hash. */
+  key: v.string(),
+});
+
+export const keyNameParamsSchema = v.object({ name: keyNameSchema });
+
+export const loginSchema = v.pipe(
+  v.object({
+    key: v.optional(v.pipe(v.string(), v.maxLength(200, "key is at most 200 characters"))),
+    code: v.optional(v.pipe(v.string(), v.maxLength(200, "code is at most 200 characters"))),
+  }),
+  v.check((body) => (body.key === undefined) !== (body.code === undefined), "send either key or code"),
+);
+
+export const loggedInSchema = v.object({ name: v.string(), role: v.picklist(roles) });
+
+export const sessionSchema = v.object({
+  /** The access mode in force. */
+  mode: v.picklist(authModes),
+  /** `env`: SVC_AUTH decides (the console cannot change it); `stored`: the console's choice. */
+  modeSource: v.picklist(["env", "stored"]),
+  /** Whether svc listens beyond this machine (HOST is not a loopback address). */
+  exposed: v.boolean(),
+  /** Whether an admin key exists. */
+  hasAdminKey: v.boolean(),
+  /** What this client may do: admin, dictate, or null (it needs to log in). */
+  role: v.nullable(v.picklist(roles)),
+  /** The key it is known by; null for a trusted client or nobody. */
+  keyName: v.nullable(v.string()),
+  /** trusted: no key needed (auth off, or this machine under keys); bearer or session: a key; none. */
+  via: v.picklist(["trusted", "bearer", "session", "none"]),
+});
+
+export const accessChangeSchema = v.object({
+  mode: v.picklist(authModes, "mode must be off, keys or keys-everywhere"),
+});
+
+export const accessChangedSchema = v.object({
+  mode: v.picklist(authModes),
+  /** Only when turning keys on made the first admin key: shown this once; the console is logged in with it. */
+  key: v.optional(v.string()),
+  keyName: v.optional(v.string()),
+});

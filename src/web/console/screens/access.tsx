@@ -1,0 +1,224 @@
+// Who may use svc: the switch that requires keys (stored; SVC_AUTH decides when set), the keys
+// (made here, shown once, revoked), and this browser's session.
+import { useState } from "preact/hooks";
+import { api } from "../api.ts";
+import { refreshSession, type Session, useSession } from "../session.ts";
+import { toast } from "../toast.tsx";
+import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useAction, useResource } from "../ui.tsx";
+
+/** A key shown this once, with a button to copy it. */
+export function KeyReveal(props: { name: string; secret: string; onDone?: () => void }) {
+  return (
+    <div class="notice key-reveal" role="status">
+      <p>
+        The key <strong>{props.name}</strong>, shown this once (svc keeps only its hash):
+      </p>
+      <p>
+        <code class="key" data-testid="revealed-key">
+          {props.secret}
+        </code>
+      </p>
+      <div class="row">
+        <button type="button" class="button" onClick={() => void copyText(props.secret)}>
+          Copy
+        </button>
+        {props.onDone && (
+          <button type="button" class="button" onClick={props.onDone}>
+            I have saved it
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ModeSwitch(props: { session: Session }) {
+  const { session } = props;
+  const change = useAction();
+  const [made, setMade] = useState<{ name: string; key: string }>();
+  const locked = session.modeSource === "env";
+  const admin = session.role === "admin";
+  const set = (mode: Session["mode"]) =>
+    change.run(async () => {
+      const answer = await api.put("/api/access", { body: { mode } });
+      if (answer.key && answer.keyName) setMade({ name: answer.keyName, key: answer.key });
+      await refreshSession();
+    });
+  return (
+    <section class="panel stack" aria-labelledby="access-mode-title">
+      <h2 id="access-mode-title">Who needs a key</h2>
+      {locked && (
+        <p class="notice">
+          <code>SVC_AUTH={session.mode}</code> is set in svc's environment and decides; change it there and
+          restart svc.
+        </p>
+      )}
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={session.mode !== "off"}
+          disabled={locked || !admin || change.busy}
+          onChange={(event) => void set(event.currentTarget.checked ? "keys" : "off")}
+        />
+        Require a key from other devices
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={session.mode === "keys-everywhere"}
+          disabled={locked || !admin || change.busy || session.mode === "off"}
+          onChange={(event) => void set(event.currentTarget.checked ? "keys-everywhere" : "keys")}
+        />
+        Require a key on svc's own machine too
+      </label>
+      <p class="muted small">
+        Off: anyone who reaches svc may use and change it. Keys: browsers and apps on other devices log in or
+        send <code>Authorization: Bearer</code>; this machine stays trusted. Wyoming (Home Assistant) is
+        limited to SVC_WYOMING_ALLOW instead.
+      </p>
+      {made && <KeyReveal name={made.name} secret={made.key} onDone={() => setMade(undefined)} />}
+      <ErrorText error={change.error} />
+    </section>
+  );
+}
+
+function Keys() {
+  const keys = useResource("/api/keys");
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<"admin" | "dictate">("dictate");
+  const [made, setMade] = useState<{ name: string; key: string }>();
+  const create = useAction();
+  const revoke = useAction();
+  return (
+    <section class="panel stack" aria-labelledby="keys-title">
+      <h2 id="keys-title">Keys</h2>
+      <form
+        class="row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void create.run(async () => {
+            const answer = await api.post("/api/keys", { body: { name: name.trim(), role } });
+            setMade({ name: answer.name, key: answer.key });
+            setName("");
+            await keys.reload();
+          });
+        }}
+      >
+        <div class="grow">
+          <label for="key-name">Name</label>
+          <input
+            id="key-name"
+            value={name}
+            placeholder="phone"
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+        </div>
+        <div>
+          <label for="key-role">Role</label>
+          <select id="key-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
+            <option value="dictate">dictate</option>
+            <option value="admin">admin</option>
+          </select>
+        </div>
+        <button type="submit" class="button primary" disabled={create.busy || name.trim() === ""}>
+          Create key
+        </button>
+      </form>
+      <ErrorText error={create.error ?? revoke.error ?? keys.error} />
+      {made && <KeyReveal name={made.name} secret={made.key} onDone={() => setMade(undefined)} />}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Role</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {(keys.data?.items ?? []).map((key) => (
+              <tr key={key.name}>
+                <td>{key.name}</td>
+                <td>{key.role}</td>
+                <td>{formatTime(key.createdAt)}</td>
+                <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
+                <td>
+                  <ConfirmButton
+                    label="Revoke"
+                    confirm="Click again to revoke"
+                    subject={key.name}
+                    onConfirm={() =>
+                      void revoke.run(async () => {
+                        await api.delete("/api/keys/{name}", { params: { name: key.name } });
+                        toast(`Revoked ${key.name}`, "success");
+                        await keys.reload();
+                        await refreshSession();
+                      })
+                    }
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function ThisBrowser(props: { session: Session }) {
+  const { session } = props;
+  const logout = useAction();
+  return (
+    <section class="panel stack" aria-labelledby="browser-title">
+      <h2 id="browser-title">This browser</h2>
+      {session.via === "trusted" ? (
+        <p>
+          {session.mode === "off"
+            ? "Keys are off: it needs none."
+            : "It is on svc's own machine: it needs no key."}
+        </p>
+      ) : (
+        <p>
+          Logged in with the key <strong>{session.keyName}</strong> ({session.role}).
+        </p>
+      )}
+      {session.via === "session" && (
+        <div class="row">
+          <button
+            type="button"
+            class="button"
+            disabled={logout.busy}
+            onClick={() =>
+              void logout.run(async () => {
+                await api.post("/api/auth/logout");
+                await refreshSession();
+              })
+            }
+          >
+            Log out
+          </button>
+        </div>
+      )}
+      <ErrorText error={logout.error} />
+    </section>
+  );
+}
+
+export function AccessScreen() {
+  const { session } = useSession();
+  return (
+    <Screen title="Access">
+      {session && <ModeSwitch session={session} />}
+      {session?.role === "admin" && <Keys />}
+      {session && <ThisBrowser session={session} />}
+      {session?.role === "admin" && session.mode !== "off" && (
+        <p class="muted small">
+          Lost the admin key? On svc's machine: svc keys create --name NAME --role admin.
+        </p>
+      )}
+    </Screen>
+  );
+}

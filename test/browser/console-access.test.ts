@@ -1,0 +1,111 @@
+import { describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { browserSuite } from "../helpers/browser-suite.ts";
+import { openConsole } from "../helpers/console.ts";
+import { pluginsDirWith } from "../helpers/plugins.ts";
+
+// The console under SVC_AUTH=keys-everywhere, so that Chromium on this machine needs a key as a
+// browser on another would under keys: the start log's one-time link, logging in with a key, logging
+// out, a revoked key's session, and a plugin page framed by a logged-in console.
+
+const suite = browserSuite("console-access", {
+  makeDir: () => pluginsDirWith("fx-hostile-page"),
+  env: (dir) => ({ SVC_PLUGINS_DIR: dir, SVC_AUTH: "keys-everywhere" }),
+});
+
+/** The link the start log printed, once. */
+function startLink(): string {
+  const links = suite.svc.lines
+    .map((line) => String(line.msg ?? ""))
+    .flatMap((msg) => /https?:\/\/\S+\/login\?code=[A-Za-z0-9_-]+/.exec(msg) ?? []);
+  expect(links).toHaveLength(1);
+  return links[0] ?? "";
+}
+
+const consoleShown = (page: Page) => page.getByRole("link", { name: "Access" }).waitFor({ timeout: 10_000 });
+const loginShown = (page: Page) => page.getByLabel("Key or one-time code").waitFor({ timeout: 10_000 });
+
+async function logInWithKey(key: string): Promise<Page> {
+  const { page } = await openConsole(suite.browser, `${suite.svc.url}/login`);
+  await page.getByLabel("Key or one-time code").fill(key);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await consoleShown(page);
+  return page;
+}
+
+describe("the console's login (Chromium)", () => {
+  let admin: Page;
+
+  test("the start log's link logs in once; a second use fails", async () => {
+    const link = startLink();
+    expect(suite.svc.lines.some((line) => JSON.stringify(line).includes("svck_"))).toBe(false);
+    const first = await openConsole(suite.browser, link);
+    await consoleShown(first.page);
+    // The code left the address bar.
+    expect(new URL(first.page.url()).search).toBe("");
+    admin = first.page;
+    const second = await openConsole(suite.browser, link);
+    await loginShown(second.page);
+    await second.page.getByRole("alert").filter({ hasText: "not valid" }).waitFor({ timeout: 10_000 });
+    await second.page.context().close();
+  }, 60_000);
+
+  test("an admin makes a dictate key on the Access screen; its session ends when it is revoked", async () => {
+    await admin.getByRole("link", { name: "Access" }).click();
+    await admin.getByLabel("Name").fill("phone");
+    await admin.getByRole("button", { name: "Create key" }).click();
+    const key = (await admin.getByTestId("revealed-key").textContent())?.trim() ?? "";
+    expect(key).toMatch(/^svck_/);
+    const phone = await logInWithKey(key);
+    expect(await phone.evaluate(() => document.cookie)).toBe("");
+    await admin.getByRole("button", { name: "Revoke phone" }).click();
+    await admin.getByRole("button", { name: "Click again to revoke phone" }).click();
+    await admin.getByText("Revoked phone").waitFor({ timeout: 10_000 });
+    await phone.reload();
+    await loginShown(phone);
+    await phone.context().close();
+  }, 60_000);
+
+  test("a plugin page framed by the logged-in console reads neither the cookie nor a key", async () => {
+    const enabled = await admin.evaluate(async () => {
+      const response = await fetch("/api/plugins/fx-hostile-page/enable", { method: "POST" });
+      return response.status;
+    });
+    expect(enabled).toBe(200);
+    await admin.goto(`${suite.svc.url}/plugins/fx-hostile-page/main`);
+    const frame = await (
+      await admin.locator("iframe.plugin-frame").elementHandle({ timeout: 10_000 })
+    )?.contentFrame();
+    if (!frame) throw new Error("the console did not frame the plugin page");
+    await frame.locator("body[data-done]").waitFor({ timeout: 15_000 });
+    const seen = await frame.evaluate(async () => {
+      let cookie: string;
+      try {
+        cookie = document.cookie;
+      } catch (error) {
+        cookie = `threw ${(error as Error).name}`;
+      }
+      let keys: string;
+      try {
+        const response = await fetch("/api/keys", { credentials: "include" });
+        keys = `${response.status}`;
+      } catch (error) {
+        keys = `threw ${(error as Error).name}`;
+      }
+      return { cookie, keys, html: document.documentElement.outerHTML };
+    });
+    expect(seen.cookie).not.toContain("svc_session");
+    expect(seen.keys).not.toBe("200");
+    expect(seen.html).not.toContain("svck_");
+    expect(seen.html).not.toContain("svc_session");
+  }, 60_000);
+
+  test("logout ends the session", async () => {
+    await admin.goto(`${suite.svc.url}/access`);
+    await admin.getByRole("button", { name: "Log out" }).click();
+    await loginShown(admin);
+    await admin.reload();
+    await loginShown(admin);
+    expect((await fetch(`${suite.svc.url}/api/history`)).status).toBe(401);
+  }, 60_000);
+});

@@ -1,0 +1,25 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db/database.ts";
+import { runMigrations } from "../../src/db/migrate.ts";
+import { migrations } from "../../src/db/migrations/index.ts";
+
+const work = mkdtempSync(join(tmpdir(), "svc-modes-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+describe("the database's files", () => {
+  test("are created readable by svc's user only: the folder 0700, the database and its WAL 0600", () => {
+    const path = join(work, "data", "svc.db");
+    const db = openDatabase(path, { migrations });
+    runMigrations(db, migrations);
+    db.run("INSERT INTO settings (key, value, updated_at) VALUES ('language', '\"de\"', '2025-01-01')");
+    expect(mode(join(work, "data"))).toBe(0o700);
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    db.close();
+  });
+});
