@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { browserSuite } from "../helpers/browser-suite.ts";
-import { desktop, openConsole, phone, screenshotPath, unlabelledControls } from "../helpers/console.ts";
+import {
+  axeViolations,
+  desktop,
+  openConsole,
+  phone,
+  screenshotPath,
+  unlabelledControls,
+} from "../helpers/console.ts";
 
 // Every screen of the console, and a plugin page, at a desktop and a phone size against the
 // compiled binary: no uncaught error and no CSP violation, every control named, nothing wider
@@ -54,6 +61,29 @@ describe("every console screen", () => {
       expect(problems).toEqual([]);
       await page.context().close();
     }, 90_000);
+  }
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`axe finds nothing serious or critical on any screen, ${colorScheme}`, async () => {
+      const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { colorScheme });
+      for (const [path, title] of screens) {
+        await page
+          .getByRole("navigation", { name: "svc" })
+          .getByRole("link", { name: title, exact: true })
+          .click();
+        await page.locator("#screen-title", { hasText: title }).waitFor();
+        await page.waitForLoadState("networkidle");
+        expect({ path, violations: await axeViolations(page) }).toEqual({ path, violations: [] });
+      }
+      // The check can fail: an image without a text alternative is a critical finding.
+      await page.evaluate(() => {
+        const image = Object.assign(document.createElement("img"), { width: 40, height: 40 });
+        document.querySelector("main")?.append(image);
+      });
+      expect((await axeViolations(page)).some((found) => found.startsWith("image-alt:"))).toBe(true);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 120_000);
   }
 
   test("is keyboard-operable: a skip link first, then visible focus", async () => {
