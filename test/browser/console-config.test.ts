@@ -11,6 +11,7 @@ import {
   phone,
   screenshotPath,
   unlabelledControls,
+  viaMenu,
 } from "../helpers/console.ts";
 import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
@@ -250,10 +251,7 @@ describe("the Settings screen (compiled binary)", () => {
       asked.push(dialog.message());
       void dialog.dismiss();
     });
-    await page
-      .getByRole("navigation", { name: "svc" })
-      .getByRole("link", { name: "History", exact: true })
-      .click();
+    await viaMenu(page, "History");
     await until(
       () => asked.length,
       (count) => count === 1,
@@ -262,10 +260,7 @@ describe("the Settings screen (compiled binary)", () => {
     expect(new URL(page.url()).pathname).toBe("/settings");
     expect(await page.locator("#setting-llm_model").inputValue()).toBe("an unsaved model");
     page.once("dialog", (dialog) => void dialog.accept());
-    await page
-      .getByRole("navigation", { name: "svc" })
-      .getByRole("link", { name: "History", exact: true })
-      .click();
+    await viaMenu(page, "History");
     await page.locator("#screen-title", { hasText: "History" }).waitFor();
     await finish(opened);
   }, 60_000);

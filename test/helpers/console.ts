@@ -91,3 +91,14 @@ export async function axeViolations(page: Page): Promise<string[]> {
       .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")}`));
   });
 }
+
+/**
+ * Moves to a screen through the menu, as a person does: on a phone the menu is a button that
+ * opens the list first.
+ */
+export async function viaMenu(page: Page, title: string): Promise<void> {
+  const menu = page.getByRole("navigation", { name: "svc" });
+  const toggle = menu.getByRole("button", { name: "Menu" });
+  if (await toggle.isVisible()) await toggle.click();
+  await menu.getByRole("link", { name: title, exact: true }).click();
+}
