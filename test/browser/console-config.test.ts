@@ -11,6 +11,7 @@ import {
   phone,
   screenshotPath,
   unlabelledControls,
+  viaMenu,
 } from "../helpers/console.ts";
 import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixture.ts";
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
@@ -187,7 +188,7 @@ describe("the Settings screen (compiled binary)", () => {
     await finish(opened, undefined, [400]);
   }, 60_000);
 
-  test("booleans, JSON lists and write-only secrets", async () => {
+  test("booleans, lists one per line, JSON and write-only secrets", async () => {
     const opened = await open("/settings");
     const { page } = opened;
     await page.getByLabel("History paused").check();
@@ -197,17 +198,20 @@ describe("the Settings screen (compiled binary)", () => {
       (view) => view.value === true,
     );
 
+    // A list of words is edited one per line; blank lines are not entries.
     const fillers = page.locator("#setting-filler_words");
-    await fillers.fill('["basically", "you know"');
-    await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
-    await page.locator("#setting-filler_words-error").getByText("This is not valid JSON").waitFor();
-    expect(await setting("filler_words")).toMatchObject({ value: [], isDefault: true });
-    await fillers.fill('["basically", "you know"]');
+    await fillers.fill("basically\n\n  you know  \n");
     await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("filler_words"),
       (view) => JSON.stringify(view.value) === '["basically","you know"]',
     );
+    // A list of mixed entries stays JSON, checked before it is sent.
+    await page.locator("#setting-plugins").fill('["svc-a", ');
+    await field(page, "plugins").getByRole("button", { name: "Save" }).click();
+    await page.locator("#setting-plugins-error").getByText("This is not valid JSON").waitFor();
+    expect(await setting("plugins")).toMatchObject({ value: [], isDefault: true });
+    await page.locator("#setting-plugins").fill("[]");
 
     const key = field(page, "llm_api_key");
     expect(await key.locator(".badge").textContent()).toBe("not set");
@@ -225,6 +229,39 @@ describe("the Settings screen (compiled binary)", () => {
       () => setting("llm_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":false}',
     );
+    await finish(opened);
+  }, 60_000);
+
+  test("search narrows the settings; an unsaved edit asks before leaving", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    await page.getByLabel("Search settings").fill("filler");
+    await until(
+      () => page.locator("form.setting").count(),
+      (count) => count === 1,
+    );
+    expect(await page.locator("#setting-filler_words").count()).toBe(1);
+    await page.getByLabel("Search settings").fill("no such setting at all");
+    await page.getByText("No setting matches").waitFor();
+    await page.getByLabel("Search settings").fill("");
+
+    await page.locator("#setting-llm_model").fill("an unsaved model");
+    const asked: string[] = [];
+    page.once("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await viaMenu(page, "History");
+    await until(
+      () => asked.length,
+      (count) => count === 1,
+    );
+    expect(asked[0]).toContain("“LLM model” has changes that are not saved");
+    expect(new URL(page.url()).pathname).toBe("/settings");
+    expect(await page.locator("#setting-llm_model").inputValue()).toBe("an unsaved model");
+    page.once("dialog", (dialog) => void dialog.accept());
+    await viaMenu(page, "History");
+    await page.locator("#screen-title", { hasText: "History" }).waitFor();
     await finish(opened);
   }, 60_000);
 

@@ -2,10 +2,12 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { undoMs } from "../../src/web/console/toast.tsx";
 import { browserSuite } from "../helpers/browser-suite.ts";
 import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
 import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
+import { until } from "../helpers/until.ts";
 
 // The History, Dictionary and Vocabulary screens against the compiled binary in Chromium. What
 // the UI does is checked through the API, what the API does is checked in the UI. Dictations come
@@ -366,7 +368,7 @@ describe("the history screen", () => {
     await close(opened);
   }, 60_000);
 
-  test("delete one and delete all are visible through the API", async () => {
+  test("deletes wait for Undo, then reach the API; Delete all names its count", async () => {
     await call("DELETE", "/api/history");
     await dictate("Keep this one", "Notes");
     await dictate("Remove this one", "Notes");
@@ -378,14 +380,31 @@ describe("the history screen", () => {
     await doomed.getByRole("button", { name: /^Delete the dictation from / }).click();
     await doomed.getByRole("button", { name: /^Confirm delete the dictation from / }).click();
     await doomed.waitFor({ state: "detached" });
+    // Hidden at once, deleted only once Undo has had its time: Undo brings it back untouched.
+    expect((await history()).total).toBe(2);
+    await page
+      .locator(".toast", { hasText: "Deleted the dictation." })
+      .getByRole("button", { name: "Undo" })
+      .click();
+    await doomed.waitFor();
+    await Bun.sleep(undoMs + 500);
+    expect((await history()).total).toBe(2);
+
+    await doomed.getByRole("button", { name: /^Delete the dictation from / }).click();
+    await doomed.getByRole("button", { name: /^Confirm delete the dictation from / }).click();
+    await until(
+      async () => (await history()).items.map((item) => item.finalText),
+      (texts) => texts.length === 1,
+      { timeoutMs: undoMs + 5000 },
+    );
     expect((await history()).items.map((item) => item.finalText)).toEqual(["Keep this one."]);
 
-    await page.getByRole("button", { name: "Delete all" }).click();
-    await page.getByRole("button", { name: "Confirm: delete all history" }).click();
-    await page.getByText("No dictations yet.").waitFor();
+    await page.getByRole("button", { name: "Delete all (1)" }).click();
+    await page.getByRole("button", { name: "Confirm: delete all 1 dictation" }).click();
+    await page.getByText("No dictations yet.").waitFor({ timeout: undoMs + 5000 });
     expect((await history()).total).toBe(0);
     await close(opened);
-  }, 20_000);
+  }, 60_000);
 });
 
 describe("every data screen at desktop and phone sizes", () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { launchChromium } from "../helpers/browser.ts";
 import { browserSuite } from "../helpers/browser-suite.ts";
-import { desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
+import { desktop, openConsole, phone, screenshotPath, viaMenu } from "../helpers/console.ts";
 import { freePort } from "../helpers/ports.ts";
 import { TESTDATA } from "../helpers/sphinx-testdata.ts";
 import { until } from "../helpers/until.ts";
@@ -83,10 +83,7 @@ describe("the Dictate screen", () => {
     // Through GET /api/dictate, not an upload: history marks it live.
     expect((await historyTexts("live")).some((item) => /go forward ten meters/i.test(item))).toBe(true);
     // And on the History screen, reached from the menu.
-    await page
-      .getByRole("navigation", { name: "svc" })
-      .getByRole("link", { name: "History", exact: true })
-      .click();
+    await viaMenu(page, "History");
     await page
       .getByText(/go forward ten meters/i)
       .first()

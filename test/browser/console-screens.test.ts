@@ -1,6 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { browserSuite } from "../helpers/browser-suite.ts";
-import { desktop, openConsole, phone, screenshotPath, unlabelledControls } from "../helpers/console.ts";
+import {
+  axeViolations,
+  desktop,
+  openConsole,
+  phone,
+  screenshotPath,
+  unlabelledControls,
+  viaMenu,
+} from "../helpers/console.ts";
 
 // Every screen of the console, and a plugin page, at a desktop and a phone size against the
 // compiled binary: no uncaught error and no CSP violation, every control named, nothing wider
@@ -39,10 +47,7 @@ describe("every console screen", () => {
       const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport });
       for (const [path, title] of screens) {
         // Through the menu, as a person moves around (the document is loaded once).
-        await page
-          .getByRole("navigation", { name: "svc" })
-          .getByRole("link", { name: title, exact: true })
-          .click();
+        await viaMenu(page, title);
         await page.locator("#screen-title", { hasText: title }).waitFor();
         expect(new URL(page.url()).pathname).toBe(path);
         await page.waitForLoadState("networkidle");
@@ -55,6 +60,51 @@ describe("every console screen", () => {
       await page.context().close();
     }, 90_000);
   }
+
+  for (const colorScheme of ["light", "dark"] as const) {
+    test(`axe finds nothing serious or critical on any screen, ${colorScheme}`, async () => {
+      const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { colorScheme });
+      for (const [path, title] of screens) {
+        await viaMenu(page, title);
+        await page.locator("#screen-title", { hasText: title }).waitFor();
+        await page.waitForLoadState("networkidle");
+        expect({ path, violations: await axeViolations(page) }).toEqual({ path, violations: [] });
+      }
+      // The check can fail: an image without a text alternative is a critical finding.
+      await page.evaluate(() => {
+        const image = Object.assign(document.createElement("img"), { width: 40, height: 40 });
+        document.querySelector("main")?.append(image);
+      });
+      expect((await axeViolations(page)).some((found) => found.startsWith("image-alt:"))).toBe(true);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    }, 120_000);
+  }
+
+  test("on a phone the menu is a button: a short top bar, every screen one tap away", async () => {
+    const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: phone });
+    const menu = page.getByRole("navigation", { name: "svc" });
+    const toggle = menu.getByRole("button", { name: "Menu" });
+    await toggle.waitFor();
+    expect((await menu.boundingBox())?.height ?? 999).toBeLessThan(70);
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(await menu.getByRole("link", { name: "History", exact: true }).isVisible()).toBe(false);
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    // Every screen is on the screen once the menu is open: none lies off to the side.
+    for (const [, title] of screens) {
+      const box = await menu.getByRole("link", { name: title, exact: true }).boundingBox();
+      expect({ title, inside: box !== null && box.x >= 0 && box.x + box.width <= phone.width }).toEqual({
+        title,
+        inside: true,
+      });
+    }
+    await menu.getByRole("link", { name: "History", exact: true }).click();
+    await page.locator("#screen-title", { hasText: "History" }).waitFor();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 30_000);
 
   test("is keyboard-operable: a skip link first, then visible focus", async () => {
     const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/history`);

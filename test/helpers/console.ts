@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 
@@ -24,9 +24,12 @@ export const phone = { width: 390, height: 844 } as const;
 export async function openConsole(
   browser: Browser,
   url: string,
-  options: { viewport?: { width: number; height: number } } = {},
+  options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
 ): Promise<ConsolePage> {
-  const context = await browser.newContext({ viewport: options.viewport ?? desktop });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? desktop,
+    colorScheme: options.colorScheme ?? "light",
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -66,3 +69,36 @@ export const unlabelledControls = (page: Page): Promise<string[]> =>
       )
       .map((control) => control.outerHTML.slice(0, 120)),
   );
+
+/** axe-core's script, read once: Playwright's evaluate runs it past the console's CSP. */
+let axeSource: string | undefined;
+
+/**
+ * What axe-core finds on the page as it stands that is serious or critical: "rule: target" lines
+ * (an empty list passes). Contrast, names, roles, heading order and the rest of its WCAG rules.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  axeSource ??= readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+  await page.evaluate(axeSource);
+  return await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(root: Document): Promise<AxeResults> } }).axe;
+    interface AxeResults {
+      violations: { id: string; impact: string | null; nodes: { target: unknown[] }[] }[];
+    }
+    const results = await axe.run(document);
+    return results.violations
+      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      .flatMap((violation) => violation.nodes.map((node) => `${violation.id}: ${node.target.join(" ")}`));
+  });
+}
+
+/**
+ * Moves to a screen through the menu, as a person does: on a phone the menu is a button that
+ * opens the list first.
+ */
+export async function viaMenu(page: Page, title: string): Promise<void> {
+  const menu = page.getByRole("navigation", { name: "svc" });
+  const toggle = menu.getByRole("button", { name: "Menu" });
+  if (await toggle.isVisible()) await toggle.click();
+  await menu.getByRole("link", { name: title, exact: true }).click();
+}

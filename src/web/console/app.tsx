@@ -39,12 +39,26 @@ function Nav(props: { path: string }) {
   const { plugins } = usePlugins();
   const pages = plugins.filter((plugin) => plugin.loaded && plugin.enabled);
   const current = (path: string) => (props.path === path ? "page" : undefined);
+  // On a phone the menu is a button that opens the list; choosing a screen closes it again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [props.path]);
   return (
-    <nav class="nav" aria-label="svc">
+    <nav class={`nav${open ? " nav-open" : ""}`} aria-label="svc">
       <a class="brand" href="/">
         svc
       </a>
-      <ul>
+      <button
+        type="button"
+        class="nav-toggle"
+        aria-expanded={open}
+        aria-controls="nav-list"
+        onClick={() => setOpen(!open)}
+      >
+        Menu
+      </button>
+      {/* A choice closes the menu, the screen already shown included. */}
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the links inside take the keyboard's Enter as a click */}
+      <ul id="nav-list" onClick={() => setOpen(false)}>
         {screens.map((screen) => (
           <li key={screen.path}>
             <a href={screen.path} aria-current={current(screen.path)}>

@@ -2,10 +2,28 @@
 import { useEffect, useState } from "preact/hooks";
 
 const listeners = new Set<() => void>();
+/** Asked before leaving the screen: false stays (a screen with unsaved edits asks the person). */
+const leaveGuards = new Set<() => boolean>();
+
+/** Registers a guard for as long as the calling screen is shown. */
+export function useLeaveGuard(mayLeave: () => boolean): void {
+  useEffect(() => {
+    leaveGuards.add(mayLeave);
+    const unload = (event: BeforeUnloadEvent) => {
+      if (!mayLeave()) event.preventDefault();
+    };
+    addEventListener("beforeunload", unload);
+    return () => {
+      leaveGuards.delete(mayLeave);
+      removeEventListener("beforeunload", unload);
+    };
+  }, [mayLeave]);
+}
 
 /** Goes to an in-app path without reloading; `replace` keeps the history entry. */
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
+  for (const mayLeave of leaveGuards) if (!mayLeave()) return;
   if (options.replace) history.replaceState(null, "", to);
   else history.pushState(null, "", to);
   for (const listener of listeners) listener();

@@ -9,7 +9,7 @@ import { ErrorText, useAction } from "./ui.tsx";
 /** One entry of GET /api/settings/schema. */
 export type SettingInfo = Answer<"get", "/api/settings/schema">["items"][number];
 
-type Kind = "boolean" | "enum" | "number" | "text" | "url" | "long-text" | "secret" | "json";
+type Kind = "boolean" | "enum" | "number" | "text" | "url" | "long-text" | "secret" | "list" | "json";
 
 function kindOf(info: SettingInfo): Kind {
   const { schema } = info;
@@ -19,6 +19,8 @@ function kindOf(info: SettingInfo): Kind {
   if (schema.type === "integer" || schema.type === "number") return "number";
   if (schema.type === "string" && schema.format === "uri") return "url";
   if (schema.type === "string") return (schema.maxLength ?? 0) > 500 ? "long-text" : "text";
+  const items = (schema as { items?: { type?: unknown } }).items;
+  if (schema.type === "array" && items?.type === "string") return "list";
   return "json";
 }
 
@@ -40,6 +42,7 @@ function draftOf(kind: Kind, value: unknown): string | boolean {
   if (kind === "boolean") return value === true;
   if (kind === "secret") return "";
   if (kind === "json") return JSON.stringify(value, null, 2);
+  if (kind === "list") return Array.isArray(value) ? value.join("\n") : "";
   return value === null || value === undefined ? "" : String(value);
 }
 
@@ -55,6 +58,12 @@ function parseDraft(info: SettingInfo, kind: Kind, draft: string | boolean): unk
       const number = Number(draft);
       return Number.isFinite(number) ? number : draft;
     }
+    case "list":
+      // One entry per line; blank lines are not entries.
+      return draft
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
     case "json":
       try {
         return JSON.parse(draft);
@@ -68,6 +77,9 @@ function parseDraft(info: SettingInfo, kind: Kind, draft: string | boolean): unk
 
 const fieldId = (key: string) => `setting-${key}`;
 
+/** The settings with an edit not saved yet, for the screen's guard against leaving them behind. */
+export const unsavedSettings = new Set<string>();
+
 export function SettingField(props: { info: SettingInfo; value: unknown }) {
   const { info } = props;
   const kind = kindOf(info);
@@ -76,7 +88,13 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
   const id = fieldId(info.key);
   const current = draft ?? draftOf(kind, props.value);
   const isDefault = JSON.stringify(props.value) === JSON.stringify(info.default);
-  const dirty = draft !== undefined && draft !== draftOf(kind, props.value);
+  const dirty =
+    draft !== undefined && draft !== draftOf(kind, props.value) && !(kind === "secret" && draft === "");
+  useEffect(() => {
+    if (dirty) unsavedSettings.add(info.key);
+    else unsavedSettings.delete(info.key);
+  }, [dirty, info.key]);
+  useEffect(() => () => void unsavedSettings.delete(info.key), [info.key]);
   const describedBy = `${id}-hint${save.error ? ` ${id}-error` : ""}`;
 
   // What was just stored shows until settings.changed brings it back as props.value; a draft
@@ -158,6 +176,7 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
           />
         );
       case "long-text":
+      case "list":
       case "json":
         return (
           <textarea
@@ -220,6 +239,7 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
       <p class="hint" id={`${id}-hint`}>
         {info.description} <code>{info.key}</code>
         {!info.secret && <> · Default: {show(info.default)}</>}
+        {kind === "list" && <> · One per line.</>}
         {info.schema.nullable && !info.secret && kind !== "json" && <> · Leave empty for none.</>}
       </p>
       <ErrorText id={`${id}-error`} error={save.error} />

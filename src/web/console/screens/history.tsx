@@ -4,7 +4,7 @@ import { useServerEvents } from "../events.ts";
 import { HistoryStatsPanel, statsQuery } from "../history-stats.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
 import { useSession } from "../session.ts";
-import { toast } from "../toast.tsx";
+import { toast, undoable } from "../toast.tsx";
 import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
 
 type HistoryItem = Answer<"get", "/api/history">["items"][number];
@@ -107,29 +107,47 @@ export function HistoryScreen() {
     if (page && page.items.length === 0 && page.offset > 0) setOffset(lastPageOffset(page.total, pageSize));
   }, [page]);
 
-  const act = async (action: () => Promise<unknown>, done: string) => {
+  // Deletions wait a few seconds for Undo: what is being deleted is hidden meanwhile.
+  const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set());
+  const [allHidden, setAllHidden] = useState(false);
+  const commit = async (action: () => Promise<unknown>) => {
     try {
       await action();
-      toast(done, "success");
-      await reload();
     } catch (error) {
       toast(messageOf(error), "error");
     }
+    await reload();
   };
   const removeOne = (item: HistoryItem) =>
-    act(() => api.delete("/api/history/{id}", { params: { id: item.id } }), "Deleted the dictation.");
-  const removeAll = () => act(() => api.delete("/api/history"), "Deleted all history.");
+    undoable("Deleted the dictation.", {
+      hide: () => setHidden((old) => new Set(old).add(item.id)),
+      restore: () =>
+        setHidden((old) => {
+          const next = new Set(old);
+          next.delete(item.id);
+          return next;
+        }),
+      commit: () => void commit(() => api.delete("/api/history/{id}", { params: { id: item.id } })),
+    });
+  const count = stats.data?.sessions ?? 0;
+  const removeAll = () =>
+    undoable(`Deleted all ${count} ${count === 1 ? "dictation" : "dictations"}.`, {
+      hide: () => setAllHidden(true),
+      restore: () => setAllHidden(false),
+      commit: () => void commit(() => api.delete("/api/history")).then(() => setAllHidden(false)),
+    });
   const filtered = Boolean(settled || from || to || key);
+  const shown = allHidden ? [] : (list.data?.items ?? []).filter((item) => !hidden.has(item.id));
 
   return (
     <Screen
       title="History"
       actions={
         <ConfirmButton
-          label="Delete all"
-          confirm="Confirm: delete all history"
-          disabled={!stats.data?.sessions}
-          onConfirm={() => void removeAll()}
+          label={count > 0 && !allHidden ? `Delete all (${count})` : "Delete all"}
+          confirm={`Confirm: delete all ${count} ${count === 1 ? "dictation" : "dictations"}`}
+          disabled={!count || allHidden}
+          onConfirm={removeAll}
         />
       }
     >
@@ -172,14 +190,14 @@ export function HistoryScreen() {
       </div>
       <ErrorText error={list.error} />
       {page && page.total === 0 && <EmptyHistory filtered={filtered} />}
-      {page && page.items.length > 0 && (
+      {page && shown.length > 0 && (
         <ol
           class="history-list"
           aria-label="Dictations, newest first"
           aria-busy={list.loading ? "true" : undefined}
         >
-          {page.items.map((item) => (
-            <HistoryEntry key={item.id} item={item} onDelete={(entry) => void removeOne(entry)} />
+          {shown.map((item) => (
+            <HistoryEntry key={item.id} item={item} onDelete={removeOne} />
           ))}
         </ol>
       )}

@@ -1,15 +1,28 @@
 // Every known setting as a form generated from GET /api/settings/schema, in the groups the
 // schema files them under; kept current by settings.changed and settings.deleted.
+import { useCallback, useState } from "preact/hooks";
 import type { Answer } from "../api.ts";
 import { useServerEvents } from "../events.ts";
-import { SettingField, type SettingInfo } from "../setting-field.tsx";
+import { SearchBox } from "../list-controls.tsx";
+import { useLeaveGuard } from "../router.ts";
+import { SettingField, type SettingInfo, settingTitle, unsavedSettings } from "../setting-field.tsx";
 import { ErrorText, Screen, useResource } from "../ui.tsx";
 
+/** Whether a setting answers a search: its label, key or description holds every word. */
+function matches(info: SettingInfo, search: string): boolean {
+  const text = `${settingTitle(info.key)} ${info.key} ${info.description}`.toLowerCase();
+  return search
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => text.includes(word));
+}
+
 /** The schema's groups in its order, each with its settings: the everyday ones, then the advanced. */
-function grouped(catalog: Answer<"get", "/api/settings/schema"> | undefined) {
+function grouped(catalog: Answer<"get", "/api/settings/schema"> | undefined, search: string) {
   return (catalog?.groups ?? [])
     .map((group) => {
-      const items = catalog?.items.filter((item) => item.group === group.id) ?? [];
+      const items =
+        catalog?.items.filter((item) => item.group === group.id && (!search || matches(item, search))) ?? [];
       return {
         ...group,
         everyday: items.filter((item) => !item.advanced),
@@ -31,20 +44,34 @@ export function SettingsScreen() {
   const schema = useResource("/api/settings/schema");
   const values = useResource("/api/settings");
   useServerEvents(["settings.changed", "settings.deleted", "data.imported"], () => void values.reload());
-  const sections = grouped(schema.data);
+  const [search, setSearch] = useState("");
+  const sections = grouped(schema.data, search.trim());
+  // An edit not saved yet is not lost to a click on the menu or a closed tab without a question.
+  useLeaveGuard(
+    useCallback(
+      () =>
+        unsavedSettings.size === 0 ||
+        confirm(
+          `${[...unsavedSettings].map((key) => `“${settingTitle(key)}”`).join(", ")} ${unsavedSettings.size === 1 ? "has" : "have"} changes that are not saved. Leave without saving?`,
+        ),
+      [],
+    ),
+  );
   const field = (info: SettingInfo) => (
     <SettingField key={info.key} info={info} value={values.data?.[info.key]} />
   );
   return (
     <Screen title="Settings">
       <p class="muted">
-        Each setting is saved on its own (<code>PUT /api/settings/&lt;key&gt;</code>) and applies at once. API
-        keys are write-only: svc says whether one is set, never what it is.
+        Each setting is saved on its own and applies at once. API keys are write-only: svc says whether one is
+        set, never what it is.
       </p>
       <ErrorText error={schema.error ?? values.error} />
       {(schema.loading || values.loading) && !values.data && <p class="muted">Loading…</p>}
       {values.data && (
         <>
+          <SearchBox id="settings-search" label="Search settings" value={search} onInput={setSearch} />
+          {sections.length === 0 && <p class="muted">No setting matches “{search.trim()}”.</p>}
           <nav class="settings-toc row small" aria-label="Setting groups">
             {sections.map((section) => (
               <a key={section.id} href={`#settings-${section.id}`} onClick={jumpTo(section.id)}>
