@@ -66,13 +66,13 @@ describe("createTextPipeline: stage order", () => {
     expect(timings.cleanup).toBeLessThan(140);
   });
 
-  test("a transcript an afterTranscribe hook consumes is not matched against the formats", async () => {
+  test("a transcript an afterTranscribe hook makes final is not matched against the formats", async () => {
     const h = harness();
     h.deps.getTranscriptHooks = () => ({
       afterTranscribe: [
         hook("command", (_input, output) => {
           output.text = "\n\n";
-          (output as { consume?: boolean }).consume = true;
+          (output as { final?: boolean }).final = true;
         }),
       ],
       beforeCleanup: [],
@@ -81,7 +81,7 @@ describe("createTextPipeline: stage order", () => {
       text: "new paragraph",
       appContext: { app: "Notes" },
     });
-    expect(result).toMatchObject({ text: "\n\n", consumedBy: "command", format: null });
+    expect(result).toMatchObject({ text: "\n\n", finalBy: "command", consumedBy: null, format: null });
     expect(h.formatQueries).toEqual([]);
   });
 });
