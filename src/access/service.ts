@@ -97,10 +97,13 @@ export function createAccessService(deps: {
     storedMode = stored === "keys" || stored === "keys-everywhere" || stored === "off" ? stored : null;
   }
 
-  /** The cache, reloaded when another connection (the CLI) changed the database. */
-  function fresh(): Map<string, Cached> {
+  /**
+   * The cache, reloaded when another connection (the CLI) changed the database; `now` asks at once
+   * (a key the cache does not know may have just been made beside the server).
+   */
+  function fresh(force = false): Map<string, Cached> {
     const at = now();
-    if (at - checkedAt >= recheckEveryMs) {
+    if (force || at - checkedAt >= recheckEveryMs) {
       checkedAt = at;
       const current = repo.dataVersion();
       if (current !== version) {
@@ -162,7 +165,7 @@ export function createAccessService(deps: {
     verifyKey(presented) {
       const id = keyIdOf(presented);
       if (id === null) return null;
-      const cached = fresh().get(id);
+      const cached = fresh().get(id) ?? fresh(true).get(id);
       if (!cached) return null;
       if (cached.known === undefined || !sameKey(presented, cached.known)) {
         if (!keyMatches(presented, cached.hash)) return null;
