@@ -186,12 +186,12 @@ export function createApp(deps: AppDeps) {
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
-  const accessDeps = { ...deps, throttle, exposed: deps.exposed ?? false };
+  // The WebSocket routes keep their open sockets here, for svc's shutdown (and a revoked key) to close.
+  const sockets = createOpenSockets();
+  const accessDeps = { ...deps, throttle, sockets, exposed: deps.exposed ?? false };
   mount(createAuthRoutes(accessDeps));
   mount(createKeysRoutes(accessDeps));
   mount(createAccessModeRoutes(accessDeps));
-  // The WebSocket routes keep their open sockets here, for svc's shutdown to close.
-  const sockets = createOpenSockets();
   mount(createEventsRoutes({ ...deps, sockets }));
   mount(createDictateRoutes({ ...deps, sockets }));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
