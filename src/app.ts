@@ -126,11 +126,13 @@ const isApiPath = (path: string) =>
  * decoded as the router decodes it, so no spelling of an admin route passes as another.
  */
 function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
-  const known = new Map<string, RouteAccess>();
+  // By method, then path: no key string is built per request.
+  const known = new Map<string, Map<string, RouteAccess>>();
+  let size = 0;
   return (method: string, raw: string): RouteAccess => {
     if (method === "OPTIONS" || !isApiPath(raw)) return "open";
-    const cacheKey = `${method} ${raw}`;
-    const cached = known.get(cacheKey);
+    let paths = known.get(method);
+    const cached = paths?.get(raw);
     if (cached !== undefined) return cached;
     let path = raw;
     if (raw.includes("%")) {
@@ -144,8 +146,17 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
     const route = docs.routeAt(method === "HEAD" ? "GET" : method, trimmed);
     if (route) {
       const access = route.access ?? "admin";
-      if (known.size >= 4096) known.clear();
-      known.set(cacheKey, access);
+      if (size >= 4096) {
+        known.clear();
+        size = 0;
+        paths = undefined;
+      }
+      if (!paths) {
+        paths = new Map();
+        known.set(method, paths);
+      }
+      paths.set(raw, access);
+      size += 1;
       return access;
     }
     const slug = namespaceSlug(raw);
