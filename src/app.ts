@@ -125,11 +125,13 @@ const isApiPath = (path: string) =>
  * decoded as the router decodes it, so no spelling of an admin route passes as another.
  */
 function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
-  const known = new Map<string, RouteAccess>();
+  // By method, then path: no key string is built per request.
+  const known = new Map<string, Map<string, RouteAccess>>();
+  let size = 0;
   return (method: string, raw: string): RouteAccess => {
     if (method === "OPTIONS" || !isApiPath(raw)) return "open";
-    const cacheKey = `${method} ${raw}`;
-    const cached = known.get(cacheKey);
+    let paths = known.get(method);
+    const cached = paths?.get(raw);
     if (cached !== undefined) return cached;
     let path = raw;
     if (raw.includes("%")) {
@@ -143,8 +145,17 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
     const route = docs.routeAt(method === "HEAD" ? "GET" : method, trimmed);
     if (route) {
       const access = route.access ?? "admin";
-      if (known.size >= 4096) known.clear();
-      known.set(cacheKey, access);
+      if (size >= 4096) {
+        known.clear();
+        size = 0;
+        paths = undefined;
+      }
+      if (!paths) {
+        paths = new Map();
+        known.set(method, paths);
+      }
+      paths.set(raw, access);
+      size += 1;
       return access;
     }
     const slug = namespaceSlug(raw);
@@ -183,12 +194,12 @@ export function createApp(deps: AppDeps) {
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
-  const accessDeps = { ...deps, throttle, exposed: deps.exposed ?? false };
+  // The WebSocket routes keep their open sockets here, for svc's shutdown (and a revoked key) to close.
+  const sockets = createOpenSockets();
+  const accessDeps = { ...deps, throttle, sockets, exposed: deps.exposed ?? false };
   mount(createAuthRoutes(accessDeps));
   mount(createKeysRoutes(accessDeps));
   mount(createAccessModeRoutes(accessDeps));
-  // The WebSocket routes keep their open sockets here, for svc's shutdown to close.
-  const sockets = createOpenSockets();
   mount(createEventsRoutes({ ...deps, sockets }));
   mount(createDictateRoutes({ ...deps, sockets }));
   mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));

@@ -255,6 +255,10 @@ async function accessCost(round: Round, dir: string, logs: string): Promise<void
     headers: { Authorization: `Bearer ${key}` },
   };
   const [keyedResults = [], offResults = []] = await trialsOf([keyed, off], trials, rounds, round, logs);
+  // The same header sent to svc with keys off (OpenAI's clients always send one): what is left is
+  // the key's check alone, apart from the bytes of the header.
+  const offSent: Contender = { ...off, headers: keyed.headers };
+  const [keyedAgain = [], offWithHeader = []] = await trialsOf([keyed, offSent], trials, rounds, round, logs);
   console.log(
     `
 What a key costs: /api/settings/language with a dictate key (Bearer; SVC_AUTH=keys-everywhere, so the key is checked as a LAN client's under keys) beside the same route with auth off; ${pinnable ? "side by side at the same moment" : "one after another"}, ${describeWrk(seconds)}; ${trials} trials × ${rounds} rounds. Median (p10–p90).`,
@@ -262,6 +266,7 @@ What a key costs: /api/settings/language with a dictate key (Bearer; SVC_AUTH=ke
   table([
     ["pair", "req/s each", "CPU µs/req each", "ratio: req/s", "ratio: CPU", "target"],
     pairRow("keyed | off", "keyed/off", keyedResults, offResults, "≥ 0.95"),
+    pairRow("keyed | off, same header sent", "keyed/off", keyedAgain, offWithHeader, ""),
   ]);
 }
 

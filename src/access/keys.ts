@@ -54,9 +54,13 @@ const encoder = new TextEncoder();
  * compared in constant time: a key sent again is checked without hashing it again.
  */
 export function sameKey(presented: string, known: Uint8Array): boolean {
-  const bytes = encoder.encode(presented);
-  return bytes.length === known.length && timingSafeEqual(bytes, known);
+  if (presented.length !== known.length) return false;
+  // Into one reused buffer: a key is ASCII, so its length in bytes is its length in characters.
+  const { written } = encoder.encodeInto(presented, scratch);
+  return written === known.length && timingSafeEqual(scratch.subarray(0, written), known);
 }
+
+const scratch = new Uint8Array(256);
 
 /** A key's bytes, remembered once it matched its hash. */
 export const keyBytes = (key: string): Uint8Array => encoder.encode(key);

@@ -97,10 +97,12 @@ export function createAccessService(deps: {
     storedMode = stored === "keys" || stored === "keys-everywhere" || stored === "off" ? stored : null;
   }
 
-  /** The cache, reloaded when another connection (the CLI) changed the database. */
-  function fresh(): Map<string, Cached> {
-    const at = now();
-    if (at - checkedAt >= recheckEveryMs) {
+  /**
+   * The cache, reloaded when another connection (the CLI) changed the database; `now` asks at once
+   * (a key the cache does not know may have just been made beside the server).
+   */
+  function fresh(force = false, at = now()): Map<string, Cached> {
+    if (force || at - checkedAt >= recheckEveryMs) {
       checkedAt = at;
       const current = repo.dataVersion();
       if (current !== version) {
@@ -111,8 +113,7 @@ export function createAccessService(deps: {
     return keys;
   }
 
-  function used(cached: Cached): KeyInfo {
-    const at = now();
+  function used(cached: Cached, at = now()): KeyInfo {
     if (at - cached.touchedAt >= touchEveryMs) {
       cached.touchedAt = at;
       const stamp = new Date(at).toISOString();
@@ -162,13 +163,14 @@ export function createAccessService(deps: {
     verifyKey(presented) {
       const id = keyIdOf(presented);
       if (id === null) return null;
-      const cached = fresh().get(id);
+      const at = now();
+      const cached = fresh(false, at).get(id) ?? fresh(true, at).get(id);
       if (!cached) return null;
       if (cached.known === undefined || !sameKey(presented, cached.known)) {
         if (!keyMatches(presented, cached.hash)) return null;
         cached.known = keyBytes(presented);
       }
-      return used(cached);
+      return used(cached, at);
     },
     createSession(keyId) {
       if (!fresh().has(keyId)) throw notFound("The key this session was for has been revoked.");

@@ -2,7 +2,6 @@ import { nobody, type Principal, trustedPrincipal } from "../access/principal.ts
 import type { AccessService, KeyInfo } from "../access/service.ts";
 import { AppError } from "../errors.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
-import { rawPath } from "./raw-path.ts";
 import type { RequestInfo } from "./request-info.ts";
 
 /** Who a route is for: anyone (`open`), any key (`dictate`), or admin keys only. */
@@ -24,7 +23,7 @@ export interface AccessGateOptions {
 }
 
 /** Decides who the request is from and whether they may make it; sets `info.principal` or throws. */
-export type AccessGate = (request: Request, method: string, info: RequestInfo) => void;
+export type AccessGate = (request: Request, method: string, info: RequestInfo, path: string) => void;
 
 function cookieValue(header: string | null, name: string): string | null {
   if (header === null) return null;
@@ -72,7 +71,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     });
     return error;
   };
-  return (request, method, info) => {
+  return (request, method, info, path) => {
     const mode = access.mode();
     if (mode === "off") {
       info.principal = trustedPrincipal;
@@ -132,7 +131,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     info.principal = principal;
     // An admin may make any request: the route's role need not be looked up.
     if (principal.role === "admin") return;
-    const needed = options.routeAccess(method, rawPath(request.url));
+    const needed = options.routeAccess(method, path);
     if (needed === "open") return;
     if (principal.role === null) {
       throw refuse(

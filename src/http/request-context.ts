@@ -48,16 +48,14 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
   const { logger, access } = options;
   const guard = createGuard(options);
   const finish = (
-    request: Request,
     method: string,
     response: Response,
     info: RequestInfo,
     started: number,
     complete: boolean,
-    route: StaticRoute | undefined,
+    path: string,
   ): Response => {
     if (!complete) stampApiHeaders(response.headers, info);
-    const path = route === undefined ? rawPath(request.url) : route.path;
     // A container's health check calls every 30 s: 2,880 lines a day that say nothing when it passes.
     const quiet = path === "/api/health" && response.status === 200 ? "debug" : undefined;
     logger.request(info.requestId, method, path, response.status, performance.now() - started, quiet);
@@ -74,11 +72,13 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       logger,
       env,
     );
+    // Read once: the access gate and the log line both need it (reading the URL costs).
+    const path = route === undefined ? rawPath(request.url) : route.path;
     let response: Response | Promise<Response>;
     let complete = route !== undefined;
     try {
       guard(request, method, route !== undefined);
-      if (route === undefined) access?.(request, method, info);
+      if (route === undefined) access?.(request, method, info, path);
       response = respond(request, info);
     } catch (error) {
       const envelope = options.envelopeOf?.(method, rawPath(request.url)) ?? "svc";
@@ -86,8 +86,8 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       complete = false;
     }
     if (response instanceof Promise)
-      return response.then((done) => finish(request, method, done, info, started, complete, route));
-    return finish(request, method, response, info, started, complete, route);
+      return response.then((done) => finish(method, done, info, started, complete, path));
+    return finish(method, response, info, started, complete, path);
   };
 }
 

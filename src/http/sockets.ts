@@ -19,6 +19,8 @@ export interface SocketEvents {
 export interface SocketData {
   requestId: string;
   events: SocketEvents;
+  /** The key it was opened with (a Bearer key or the console's session); null for a trusted client. */
+  keyId: string | null;
 }
 
 export type Socket = ServerWebSocket<SocketData>;
@@ -55,7 +57,11 @@ export function upgradeWebSocket(
     if (!info || !server) {
       throw new AppError("websocket_unavailable", "WebSockets need the Bun server (svc serve).");
     }
-    const data: SocketData = { requestId: info.requestId, events: bind(info.requestId, info.principal) };
+    const data: SocketData = {
+      requestId: info.requestId,
+      events: bind(info.requestId, info.principal),
+      keyId: info.principal.key?.id ?? null,
+    };
     if (!server.upgrade(c.req.raw, { data })) {
       throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
     }
@@ -70,6 +76,8 @@ export interface OpenSockets {
   delete(ws: Socket): void;
   /** Ends every socket (its work dropped, then closed 1001 "going away"). */
   closeAll(): void;
+  /** Ends the sockets opened with a key that was just revoked: closed 1008 "key revoked". */
+  closeKey(keyId: string): void;
 }
 
 export function createOpenSockets(): OpenSockets {
@@ -80,6 +88,13 @@ export function createOpenSockets(): OpenSockets {
     closeAll() {
       for (const goingAway of [...open.values()]) goingAway();
       open.clear();
+    },
+    closeKey(keyId) {
+      for (const ws of [...open.keys()]) {
+        if (ws.data.keyId !== keyId) continue;
+        open.delete(ws);
+        ws.close(1008, "key revoked");
+      }
     },
   };
 }

@@ -19,6 +19,7 @@ import type { ApiDocs } from "../http/api-docs.ts";
 import type { AuthThrottle } from "../http/auth-throttle.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { requestInfoOf } from "../http/request-info.ts";
+import type { OpenSockets } from "../http/sockets.ts";
 import type { AppEnv } from "../http/types.ts";
 import { readJson } from "../http/validate.ts";
 import type { Logger } from "../logger.ts";
@@ -27,6 +28,8 @@ import { parseOrThrow } from "../validation.ts";
 export interface AccessRoutesDeps {
   access: AccessService;
   throttle: AuthThrottle;
+  /** The open WebSockets: a revoked key's are closed. */
+  sockets: Pick<OpenSockets, "closeKey">;
   /** Whether svc listens beyond loopback (the console's banner). */
   exposed: boolean;
   docs: ApiDocs;
@@ -194,6 +197,7 @@ export function createKeysRoutes(deps: AccessRoutesDeps) {
           );
         }
         access.revokeKey(name);
+        deps.sockets.closeKey(target.id);
         requestInfoOf(c)?.logger.info("key revoked", { key: name });
         return c.body(null, 204);
       },

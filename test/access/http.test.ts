@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AuthMode } from "../../src/access/keys.ts";
+import { runKeysCommand } from "../../src/cli/keys.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";
 import { fastTimeouts, pluginsDirWith } from "../helpers/plugins.ts";
@@ -190,7 +193,7 @@ describe("the console's session", () => {
   });
 
   test("sessions survive a restart", async () => {
-    const dbPath = `${require("node:os").tmpdir()}/svc-access-${crypto.randomUUID()}.db`;
+    const dbPath = join(tmpdir(), `svc-access-${crypto.randomUUID()}.db`);
     const first = createTestApp({ auth: "keys-everywhere", dbPath });
     const admin = first.access.createKey("root", "admin").key;
     const session = sessionOf(await first.json("/api/auth/login", "POST", { key: admin }));
@@ -322,5 +325,20 @@ describe("a plugin's routes", () => {
     expect((await get("/ping", dictate)).status).toBe(200);
     expect((await get("/secret", dictate)).status).toBe(403);
     expect((await get("/secret", admin)).status).toBe(200);
+  });
+});
+
+describe("a key made beside the running server", () => {
+  test("works at once: svc keys create writes through another connection", async () => {
+    const dbPath = join(tmpdir(), `svc-access-${crypto.randomUUID()}.db`);
+    const t = createTestApp({ auth: "keys-everywhere", dbPath });
+    expect((await t.request("/api/history")).status).toBe(401);
+    let key = "";
+    const quiet = { write: () => true };
+    runKeysCommand(["create", "--name", "laptop", "--role", "dictate"], dbPath, {
+      stdout: { write: (text: string) => (key += text) },
+      stderr: quiet,
+    });
+    expect((await t.request("/api/history", { headers: bearer(key.trim()) })).status).toBe(200);
   });
 });

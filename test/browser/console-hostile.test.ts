@@ -75,7 +75,7 @@ describe("a hostile plugin page in the console (compiled binary)", () => {
     const log = served(from);
     expect(log.filter(pageOwn).toSorted()).toEqual(hostilePageRequests);
     const consoleOwn = log.filter((line) => line.includes(" /api/") && !pageOwn(line));
-    expect(consoleOwn.toSorted()).toEqual(["GET /api/events", "GET /api/plugins"]);
+    expect(consoleOwn.toSorted()).toEqual(["GET /api/auth/session", "GET /api/events", "GET /api/plugins"]);
     expect(await state()).toEqual(before);
     // Chromium logs the page's refused attempts; any other error would be the console's own.
     const refusal = (problem: string) =>

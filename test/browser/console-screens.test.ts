@@ -108,6 +108,8 @@ describe("every console screen", () => {
 
   test("is keyboard-operable: a skip link first, then visible focus", async () => {
     const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/history`);
+    // The console draws its screens once svc has said who this browser is (GET /api/auth/session).
+    await page.locator("#screen-title").waitFor();
     await page.keyboard.press("Tab");
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
     await page.keyboard.press("Enter");

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runPluginsCommand } from "../../src/cli/plugins.ts";
+import { createTestApp } from "../helpers/app.ts";
 import { runBinary } from "../helpers/binary.ts";
 import { fixturesDir, type PluginApp, pluginsDirWith, startPluginApp } from "../helpers/plugins.ts";
 import { pluginTarball, startRegistry } from "../helpers/registry-server.ts";
@@ -241,5 +242,26 @@ describe("svc plugins enable/disable where two packages share a slug", () => {
     expect(((await named.json()) as { plugin: { name: string } }).plugin.name).toBe("@fx/collide");
     const wrong = await collide.request("/api/plugins/fx-collide/enable?name=other", { method: "POST" });
     expect(wrong.status).toBe(404);
+  });
+});
+
+describe("svc plugins against a server that requires keys", () => {
+  test("sends the admin key from SVC_KEY or --key; without one it says what svc asked for", async () => {
+    const keyed = createTestApp({ auth: "keys-everywhere" });
+    const admin = keyed.access.createKey("ops", "admin").key;
+    const target = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request, bun) => keyed.app.fetch(request, bun),
+    });
+    try {
+      const refused = await cliAt(target, {}, "list");
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("svc requires a key");
+      expect((await cliAt(target, { SVC_KEY: admin }, "list")).code).toBe(0);
+      expect((await cliAt(target, {}, "list", "--key", admin)).code).toBe(0);
+    } finally {
+      target.stop(true);
+    }
   });
 });

@@ -303,3 +303,30 @@ describe.skipIf(refused !== null)("the Wyoming listener, from another machine", 
     expect(other.app.logs.some((line) => line.address === peer.peerAddress)).toBe(true);
   });
 });
+
+describe("a revoked key", () => {
+  test("closes the WebSockets opened with it (1008), and no others", async () => {
+    const s = serve("keys-everywhere");
+    const open = (key: string) =>
+      new Promise<{ ws: WebSocket; closed: Promise<number> }>((resolve, reject) => {
+        const ws = new WebSocket(`${s.loopback.replace("http", "ws")}/api/events`, {
+          headers: { authorization: `Bearer ${key}` },
+        } as unknown as string[]);
+        const closed = new Promise<number>((done) => {
+          ws.onclose = (event) => done(event.code);
+        });
+        ws.onopen = () => resolve({ ws, closed });
+        ws.onerror = () => reject(new Error("the socket did not open"));
+      });
+    const phone = await open(s.dictate);
+    const root = await open(s.admin);
+    const revoked = await fetch(`${s.loopback}/api/keys/phone`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${s.admin}` },
+    });
+    expect(revoked.status).toBe(204);
+    expect(await phone.closed).toBe(1008);
+    expect(root.ws.readyState).toBe(WebSocket.OPEN);
+    root.ws.close();
+  });
+});

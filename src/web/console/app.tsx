@@ -153,12 +153,14 @@ function AccessBanner(props: { session: Session }) {
 export function App() {
   const { path, search } = useLocation();
   const { session, error } = useSession();
+  const loggedIn = session !== undefined && session.role !== null;
+  // The login page has nothing to do for a browser svc already knows: on to the first screen.
+  useEffect(() => {
+    if (loggedIn && path === loginPath) navigate("/", { replace: true });
+  }, [loggedIn, path]);
   if (!session) return <p class="muted">{error ? messageOf(error) : "Loading…"}</p>;
   if (session.role === null) return <LoginScreen code={path === loginPath ? search.get("code") : null} />;
-  if (path === loginPath) {
-    navigate("/", { replace: true });
-    return null;
-  }
+  if (path === loginPath) return null;
   return <Console path={path} session={session} />;
 }
 
