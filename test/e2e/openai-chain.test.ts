@@ -73,7 +73,7 @@ describe("OpenAI's documented curl commands, base URL changed", () => {
       "response_format=verbose_json",
     );
     const body = JSON.parse(out) as { words: { word: string }[] };
-    expect(body.words.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    expect(body.words.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
   });
 
   test("streaming", async () => {
@@ -127,7 +127,7 @@ describe("one svc's remote engine pointed at another svc's /v1", () => {
     const res = await front.request("/v1/audio/transcriptions", { method: "POST", body: form });
     expect(res.status).toBe(200);
     const body = (await res.json()) as { words: { word: string; start: number }[] };
-    expect(body.words.map((word) => word.word)).toEqual(["go", "forward", "ten", "meters"]);
+    expect(body.words.map((word) => word.word)).toEqual(["Go", "forward", "ten", "meters"]);
     expect(body.words[0]?.start).toBeGreaterThan(0.3);
   });
 });
