@@ -20,7 +20,6 @@ import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { refreshSession, revealKey, type Session, useSession } from "./session.ts";
 import { Toasts, toast } from "./toast.tsx";
-import { useResource } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
@@ -90,11 +89,12 @@ function Nav(props: { path: string }) {
 
 /** Where svc stands and where its API is described, as the last lines of the menu. */
 function NavFoot() {
-  const health = useResource("/api/health");
+  // The document carries the version: no request for it.
+  const version = document.getElementById("app")?.dataset.version;
   return (
     <p class="nav-foot small muted">
       <a href="/api/docs">API reference</a>
-      {health.data && <span> · svc {health.data.version}</span>}
+      {version && <span> · svc {version}</span>}
     </p>
   );
 }
