@@ -124,10 +124,11 @@ describe("the Dictate screen", () => {
     await page.keyboard.down("Space");
     await page.keyboard.up("Space");
     await page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached", timeout: 20_000 });
+    // Idle again: "Record", no longer waiting on a start or an answer (starting also reads "Record").
     await until(
-      () => record.textContent(),
-      (text) => text === "Record",
-      { what: "Record again" },
+      async () => `${await record.textContent()}|${await record.getAttribute("aria-disabled")}`,
+      (state) => state === "Record|null",
+      { what: "Record again", timeoutMs: 20_000 },
     );
     expect(await record.getAttribute("aria-pressed")).toBe("false");
 

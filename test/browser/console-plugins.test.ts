@@ -51,7 +51,9 @@ describe("plugins in the console", () => {
       viewport: phone,
     });
     const card = page.locator("li.plugin", { hasText: "@svc/profanity-filter" });
-    const menuLink = page.getByRole("navigation").getByRole("link", { name: "Profanity filter" });
+    const menuLink = page
+      .getByRole("navigation")
+      .getByRole("link", { name: "Profanity filter", includeHidden: true });
     // In the menu first, so that its going away below is the Disable's doing.
     await menuLink.waitFor({ state: "attached" });
     await card.getByRole("button", { name: "Disable" }).click();

@@ -99,6 +99,8 @@ export async function axeViolations(page: Page): Promise<string[]> {
 export async function viaMenu(page: Page, title: string): Promise<void> {
   const menu = page.getByRole("navigation", { name: "svc" });
   const toggle = menu.getByRole("button", { name: "Menu" });
+  // The console draws once it knows who it is talking to (GET /api/auth/session).
+  await menu.waitFor();
   if (await toggle.isVisible()) await toggle.click();
   await menu.getByRole("link", { name: title, exact: true }).click();
 }
