@@ -145,7 +145,8 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     });
     expect(row?.audioDurationMs as number).toBeCloseTo(audio.length / 32, -2);
     client.close();
-  });
+    // 3.8 s of audio at real-time pace after loading sphinx and the detector: past the 5 s default.
+  }, 20_000);
 
   test("44.1 kHz stereo 16-bit is mixed down and resampled to the same text", async () => {
     const server = serve();
