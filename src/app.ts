@@ -195,7 +195,7 @@ export function createApp(deps: AppDeps) {
   const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
   mount(health.routes);
   // The WebSocket routes keep their open sockets here, for svc's shutdown (and a revoked key) to close.
-  const sockets = createOpenSockets();
+  const sockets = createOpenSockets((keyId, session) => deps.access.credentialEnded(keyId, session));
   const accessDeps = { ...deps, throttle, sockets, exposed: deps.exposed ?? false };
   mount(createAuthRoutes(accessDeps));
   mount(createKeysRoutes(accessDeps));

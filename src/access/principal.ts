@@ -10,6 +10,8 @@ export interface Principal {
   key: KeyInfo | null;
   /** How it was established: no keys needed, a Bearer key, the console's session cookie, or none. */
   via: "trusted" | "bearer" | "session" | "none";
+  /** The console session's token, under `via: "session"` (a socket it opened ends with it). */
+  session?: string;
 }
 
 export const trustedPrincipal: Principal = { role: "admin", key: null, via: "trusted" };

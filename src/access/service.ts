@@ -46,6 +46,11 @@ export interface AccessService {
   createSession(keyId: string): string;
   sessionKey(token: string): KeyInfo | null;
   endSession(token: string): void;
+  /**
+   * Why a credential an open socket was made with has ended since, or null while it holds: its key
+   * was revoked (here, or by `svc keys revoke` beside the server), or its session logged out.
+   */
+  credentialEnded(keyId: string, session: string | null): string | null;
   /** A code that logs in once as `keyId` within 15 minutes. */
   createLoginCode(keyId: string): string;
   redeemCode(code: string): KeyInfo | null;
@@ -123,6 +128,23 @@ export function createAccessService(deps: {
     return cached.info;
   }
 
+  /** The key a console session is for, remembered once read; null once it ended or its key went. */
+  function sessionOf(token: string): Cached | null {
+    const current = fresh();
+    let keyId = sessions.get(token);
+    if (keyId === undefined) {
+      keyId = repo.sessionKey(sha256(token)) ?? undefined;
+      if (keyId === undefined) return null;
+      sessions.set(token, keyId);
+    }
+    const cached = current.get(keyId);
+    if (!cached) {
+      sessions.delete(token);
+      return null;
+    }
+    return cached;
+  }
+
   const byName = (name: string) => [...fresh().values()].find((cached) => cached.info.name === name);
 
   const service: AccessService = {
@@ -180,23 +202,17 @@ export function createAccessService(deps: {
       return token;
     },
     sessionKey(token) {
-      const current = fresh();
-      let keyId = sessions.get(token);
-      if (keyId === undefined) {
-        keyId = repo.sessionKey(sha256(token)) ?? undefined;
-        if (keyId === undefined) return null;
-        sessions.set(token, keyId);
-      }
-      const cached = current.get(keyId);
-      if (!cached) {
-        sessions.delete(token);
-        return null;
-      }
-      return used(cached);
+      const cached = sessionOf(token);
+      return cached ? used(cached) : null;
     },
     endSession(token) {
       sessions.delete(token);
       repo.deleteSession(sha256(token));
+    },
+    credentialEnded(keyId, session) {
+      if (!fresh().has(keyId)) return "key revoked";
+      if (session !== null && sessionOf(session)?.info.id !== keyId) return "logged out";
+      return null;
     },
     createLoginCode(keyId) {
       const code = randomToken(18);

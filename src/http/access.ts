@@ -126,7 +126,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     } else {
       const token = cookieValue(headers.get("cookie"), sessionCookie);
       const key = token === null ? null : access.sessionKey(token);
-      if (key !== null) principal = { role: key.role, key, via: "session" };
+      if (key !== null && token !== null) principal = { role: key.role, key, via: "session", session: token };
     }
     info.principal = principal;
     // An admin may make any request: the route's role need not be looked up.

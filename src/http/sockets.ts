@@ -21,6 +21,8 @@ export interface SocketData {
   events: SocketEvents;
   /** The key it was opened with (a Bearer key or the console's session); null for a trusted client. */
   keyId: string | null;
+  /** The console session it was opened with (its cookie's token), if any. */
+  session: string | null;
 }
 
 export type Socket = ServerWebSocket<SocketData>;
@@ -61,6 +63,7 @@ export function upgradeWebSocket(
       requestId: info.requestId,
       events: bind(info.requestId, info.principal),
       keyId: info.principal.key?.id ?? null,
+      session: info.principal.session ?? null,
     };
     if (!server.upgrade(c.req.raw, { data })) {
       throw new AppError("upgrade_failed", "The WebSocket handshake was invalid.");
@@ -76,25 +79,49 @@ export interface OpenSockets {
   delete(ws: Socket): void;
   /** Ends every socket (its work dropped, then closed 1001 "going away"). */
   closeAll(): void;
-  /** Ends the sockets opened with a key that was just revoked: closed 1008 "key revoked". */
-  closeKey(keyId: string): void;
+  /**
+   * Ends now the sockets whose credential has ended (a revoked key, a logged-out session): closed
+   * 1008 with the reason. It also runs every second while a socket opened with a key is open, so
+   * `svc keys revoke` run beside the server ends that key's sockets too.
+   */
+  closeEnded(): void;
 }
 
-export function createOpenSockets(): OpenSockets {
+/** Why a socket's key or session no longer holds ("key revoked", "logged out"), or null. */
+export type CredentialEnded = (keyId: string, session: string | null) => string | null;
+
+export function createOpenSockets(ended: CredentialEnded = () => null, everyMs = 1000): OpenSockets {
   const open = new Map<Socket, () => void>();
+  let sweeping: ReturnType<typeof setInterval> | null = null;
+  const keyed = () => [...open.keys()].filter((ws) => ws.data.keyId !== null);
+  function closeEnded(): void {
+    for (const ws of keyed()) {
+      const why = ws.data.keyId === null ? null : ended(ws.data.keyId, ws.data.session);
+      if (why === null) continue;
+      open.delete(ws);
+      ws.close(1008, why);
+    }
+    if (sweeping && keyed().length === 0) {
+      clearInterval(sweeping);
+      sweeping = null;
+    }
+  }
   return {
-    add: (ws, goingAway) => open.set(ws, goingAway),
+    add(ws, goingAway) {
+      open.set(ws, goingAway);
+      // Only sockets opened with a key are checked: with keys off nothing runs.
+      if (ws.data.keyId !== null && !sweeping) {
+        sweeping = setInterval(closeEnded, everyMs);
+        sweeping.unref?.();
+      }
+    },
     delete: (ws) => open.delete(ws),
     closeAll() {
       for (const goingAway of [...open.values()]) goingAway();
       open.clear();
+      if (sweeping) clearInterval(sweeping);
+      sweeping = null;
     },
-    closeKey(keyId) {
-      for (const ws of [...open.keys()]) {
-        if (ws.data.keyId !== keyId) continue;
-        open.delete(ws);
-        ws.close(1008, "key revoked");
-      }
-    },
+    closeEnded,
   };
 }

@@ -29,7 +29,7 @@ export interface AccessRoutesDeps {
   access: AccessService;
   throttle: AuthThrottle;
   /** The open WebSockets: a revoked key's are closed. */
-  sockets: Pick<OpenSockets, "closeKey">;
+  sockets: Pick<OpenSockets, "closeEnded">;
   /** Whether svc listens beyond loopback (the console's banner). */
   exposed: boolean;
   docs: ApiDocs;
@@ -124,6 +124,8 @@ export function createAuthRoutes(deps: AccessRoutesDeps) {
       (c) => {
         const token = /(?:^|;\s*)svc_session=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
         if (token !== undefined) access.endSession(token.trim());
+        // The console's sockets opened with this session end with it.
+        deps.sockets.closeEnded();
         setSession(c, "", 0);
         return c.body(null, 204);
       },
@@ -197,7 +199,7 @@ export function createKeysRoutes(deps: AccessRoutesDeps) {
           );
         }
         access.revokeKey(name);
-        deps.sockets.closeKey(target.id);
+        deps.sockets.closeEnded();
         requestInfoOf(c)?.logger.info("key revoked", { key: name });
         return c.body(null, 204);
       },

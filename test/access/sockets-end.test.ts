@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Server } from "bun";
+import { runKeysCommand } from "../../src/cli/keys.ts";
+import { socketHandler } from "../../src/http/sockets.ts";
+import { createTestApp } from "../helpers/app.ts";
+
+// An open WebSocket ends with the credential it was opened with: a key revoked by `svc keys revoke`
+// in another process (a second connection to the database), or the console session logged out.
+
+const work = mkdtempSync(join(tmpdir(), "svc-sockets-end-"));
+const running: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of running) await stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function serve(name: string) {
+  const dbPath = join(work, `${name}.db`);
+  const t = createTestApp({ auth: "keys-everywhere", dbPath });
+  const admin = t.access.createKey("root", "admin").key;
+  const phone = t.access.createKey("phone", "dictate").key;
+  const server: Server<unknown> = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    routes: t.app.bunRoutes,
+    fetch: t.app.fetch,
+    websocket: socketHandler,
+    development: false,
+  });
+  running.push(async () => {
+    t.app.sockets.closeAll();
+    await server.stop(true);
+  });
+  return { dbPath, admin, phone, base: `http://127.0.0.1:${server.port}` };
+}
+
+interface Opened {
+  ws: WebSocket;
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function openEvents(base: string, headers: Record<string, string>): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${base.replace("http", "ws")}/api/events`, { headers } as unknown as string[]);
+    const closed = new Promise<{ code: number; reason: string }>((done) => {
+      ws.onclose = (event) => done({ code: event.code, reason: event.reason });
+    });
+    ws.onopen = () => resolve({ ws, closed });
+    ws.onerror = () => reject(new Error("the socket did not open"));
+  });
+}
+
+/** The session cookie a login with `key` sets. */
+async function login(base: string, key: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ key }),
+  });
+  expect(res.status).toBe(200);
+  const cookie = /svc_session=[^;]+/.exec(res.headers.get("set-cookie") ?? "")?.[0];
+  if (!cookie) throw new Error("no session cookie");
+  return cookie;
+}
+
+const within = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`not within ${ms} ms`)), ms)),
+  ]);
+
+describe("an open WebSocket", () => {
+  test("ends when `svc keys revoke` revokes its key beside the running server; others stay", async () => {
+    const s = serve("cli-revoke");
+    const phone = await openEvents(s.base, { authorization: `Bearer ${s.phone}` });
+    const phoneSession = await openEvents(s.base, { cookie: await login(s.base, s.phone) });
+    const root = await openEvents(s.base, { authorization: `Bearer ${s.admin}` });
+    let stderr = "";
+    const code = runKeysCommand(["revoke", "phone"], s.dbPath, {
+      stdout: { write: () => {} },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    // The server rechecks the database once a second while keyed sockets are open.
+    expect(await within(phone.closed, 5000)).toEqual({ code: 1008, reason: "key revoked" });
+    expect(await within(phoneSession.closed, 5000)).toEqual({ code: 1008, reason: "key revoked" });
+    expect(root.ws.readyState).toBe(WebSocket.OPEN);
+    root.ws.close();
+  });
+
+  test("opened with a console session ends when that session logs out; another session's stays", async () => {
+    const s = serve("logout");
+    const first = await login(s.base, s.admin);
+    const second = await login(s.base, s.admin);
+    const ending = await openEvents(s.base, { cookie: first });
+    const staying = await openEvents(s.base, { cookie: second });
+    const out = await fetch(`${s.base}/api/auth/logout`, { method: "POST", headers: { cookie: first } });
+    expect(out.status).toBe(204);
+    expect(await within(ending.closed, 2000)).toEqual({ code: 1008, reason: "logged out" });
+    // The logged-out session no longer opens one either; the other still does.
+    await expect(openEvents(s.base, { cookie: first })).rejects.toThrow("did not open");
+    expect(staying.ws.readyState).toBe(WebSocket.OPEN);
+    staying.ws.close();
+  });
+});
