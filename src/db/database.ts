@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errorCode, reasonOf } from "../errors.ts";
 import { DatabaseTooNewError, type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
@@ -24,6 +24,7 @@ export function openDatabase(path: string, options: OpenOptions): Database {
       // WAL the database's mode) are svc's user's alone.
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+      else keepPrivate(path);
     }
     db = new Database(path, { create: true, strict: true });
   } catch (error) {
@@ -40,6 +41,24 @@ export function openDatabase(path: string, options: OpenOptions): Database {
   } catch (error) {
     db.close();
     throw error instanceof DatabaseTooNewError ? error : openProblem(path, error);
+  }
+}
+
+/**
+ * A database an older svc (or a copy) left readable by others is made svc's user's alone, with its
+ * WAL and shared-memory files. Only files svc's user owns: another owner's file is left as it is
+ * (the operator chose it), and its folder is not touched (it may be a home folder).
+ */
+function keepPrivate(path: string): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      const stat = statSync(file);
+      if (stat.isFile() && stat.uid === uid && (stat.mode & 0o077) !== 0) chmodSync(file, stat.mode & 0o700);
+    } catch {
+      // Not there (no WAL yet), or not ours to change: SQLite opens it or says why.
+    }
   }
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/database.ts";
@@ -20,6 +20,24 @@ describe("the database's files", () => {
     expect(mode(join(work, "data"))).toBe(0o700);
     expect(mode(path)).toBe(0o600);
     expect(mode(`${path}-wal`)).toBe(0o600);
+    db.close();
+  });
+
+  test("left readable by others (an older svc, a copy) are made svc's user's alone; the folder is left", () => {
+    const folder = join(work, "shared");
+    mkdirSync(folder, { mode: 0o755 });
+    chmodSync(folder, 0o755);
+    const path = join(folder, "svc.db");
+    const first = openDatabase(path, { migrations });
+    runMigrations(first, migrations);
+    first.close();
+    chmodSync(path, 0o644);
+    writeFileSync(`${path}-wal`, "");
+    chmodSync(`${path}-wal`, 0o664);
+    const db = openDatabase(path, { migrations });
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(mode(folder)).toBe(0o755);
     db.close();
   });
 });
