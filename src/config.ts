@@ -156,7 +156,7 @@ export const envSchema = v.object({
         return parsed.ranges;
       }),
     ),
-    "client addresses (CIDRs, comma-separated) the Wyoming listener accepts besides loopback (default: the private ranges)",
+    "client addresses (CIDRs, comma-separated) the Wyoming listener accepts, all others closed at accept (default: loopback and the private ranges)",
   ),
   SVC_LOG_LEVEL: described(
     v.optional(
@@ -321,7 +321,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     auth: out.SVC_AUTH === "" ? null : out.SVC_AUTH,
     /** Wrong keys or codes one address may send a minute. */
     authMaxFailures: out.SVC_AUTH_MAX_FAILURES,
-    /** The Wyoming listener's allowed client ranges (loopback is always allowed). */
+    /** The Wyoming listener's allowed client ranges (loopback only when listed; it is by default). */
     wyomingAllow: out.SVC_WYOMING_ALLOW,
     /** Request body sizes, deadline, minimum rate and how many are received at once. */
     body: {

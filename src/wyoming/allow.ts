@@ -1,5 +1,6 @@
 // SVC_WYOMING_ALLOW: the client addresses the Wyoming listener accepts. Wyoming has no credentials,
-// so beyond loopback the peer's address is all there is to decide by.
+// so the peer's address is all there is to decide by; the list is all of it (loopback is in it by
+// default, and out of it when the operator names only Home Assistant's address).
 
 /** One range: an IPv4 (32-bit) or IPv6 (128-bit) network and its prefix length. */
 export interface CidrRange {
@@ -9,8 +10,10 @@ export interface CidrRange {
   readonly bits: number;
 }
 
-/** Loopback is always accepted; by default, so are the private and link-local ranges. */
+/** By default: loopback, and the private and link-local ranges. */
 export const defaultWyomingAllow = [
+  "127.0.0.0/8",
+  "::1/128",
   "10.0.0.0/8",
   "172.16.0.0/12",
   "192.168.0.0/16",
@@ -92,13 +95,11 @@ export function parseCidrList(text: string): { ranges: CidrRange[]; invalid: str
   return { ranges, invalid };
 }
 
-const loopback = parseCidrList("127.0.0.0/8,::1/128").ranges;
-
-/** Whether the Wyoming listener accepts a client at `address`: loopback, or within `allowed`. */
+/** Whether the Wyoming listener accepts a client at `address`: it is within `allowed`. */
 export function wyomingAccepts(address: string, allowed: readonly CidrRange[]): boolean {
   const parsed = parseAddress(address);
   if (parsed === null) return false;
-  return [...loopback, ...allowed].some((range) => {
+  return allowed.some((range) => {
     if (range.v6 !== parsed.v6) return false;
     const shift = BigInt((range.v6 ? 128 : 32) - range.bits);
     return (parsed.value >> shift) << shift === range.network;

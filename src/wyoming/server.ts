@@ -72,7 +72,7 @@ function flush(socket: Socket<SocketData>): void {
 /** The Wyoming listener (`SVC_WYOMING_PORT`): a TCP server whose connections each speak the protocol. */
 export function createWyomingServer(
   deps: ConnectionDeps & {
-    /** Client ranges accepted besides loopback (SVC_WYOMING_ALLOW); default: every address. */
+    /** Client ranges accepted (SVC_WYOMING_ALLOW); default: every address. */
     allow?: readonly CidrRange[];
   },
 ): WyomingServer {

@@ -28,11 +28,15 @@ describe("SVC_WYOMING_ALLOW", () => {
       expect({ address, accepted: wyomingAccepts(address, defaults) }).toEqual({ address, accepted: false });
   });
 
-  test("a single address narrows it to that client; loopback stays", () => {
+  test("a single address narrows it to that client: loopback too is refused unless listed", () => {
     const only = parseCidrList("192.168.1.30").ranges;
     expect(wyomingAccepts("192.168.1.30", only)).toBe(true);
     expect(wyomingAccepts("192.168.1.31", only)).toBe(false);
-    expect(wyomingAccepts("127.0.0.1", only)).toBe(true);
+    expect(wyomingAccepts("127.0.0.1", only)).toBe(false);
+    expect(wyomingAccepts("::1", only)).toBe(false);
+    const withLoopback = parseCidrList("192.168.1.30,127.0.0.1").ranges;
+    expect(wyomingAccepts("127.0.0.1", withLoopback)).toBe(true);
+    expect(wyomingAccepts("::ffff:127.0.0.1", withLoopback)).toBe(true);
   });
 
   test("entries that are not addresses or CIDRs are reported", () => {
