@@ -22,7 +22,16 @@ export interface RouteDoc {
    * (SVC_MAX_BODY_SIZE) for audio, `import` (SVC_MAX_IMPORT_SIZE) for imports; JSON when absent.
    */
   bodyKind?: Exclude<BodyKind, "json">;
-  responses?: Record<number, { description: string; schema?: GenericSchema; contentType?: string }>;
+  responses?: Record<
+    number,
+    {
+      description: string;
+      schema?: GenericSchema;
+      contentType?: string;
+      /** Other bodies the same status may carry, by content type (`text/event-stream` when streamed). */
+      alternatives?: Record<string, GenericSchema | undefined>;
+    }
+  >;
   /**
    * Who may call it when keys are required (SVC_AUTH): `open` (anyone), `dictate` (any key);
    * admin keys only when absent.
@@ -146,9 +155,13 @@ function operation(doc: RouteDoc) {
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries(doc.responses ?? { 200: { description: "OK" } })) {
     const type = response.contentType ?? "application/json";
+    const content: Record<string, unknown> = {};
+    if (response.schema) content[type] = { schema: jsonSchema(response.schema, "output") };
+    for (const [other, schema] of Object.entries(response.alternatives ?? {}))
+      content[other] = schema ? { schema: jsonSchema(schema, "output") } : {};
     responses[status] = {
       description: response.description,
-      ...(response.schema ? { content: { [type]: { schema: jsonSchema(response.schema, "output") } } } : {}),
+      ...(Object.keys(content).length > 0 ? { content } : {}),
     };
   }
   const byStatus = new Map<number, string[]>();

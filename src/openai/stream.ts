@@ -38,16 +38,29 @@ export interface TranscriptStreamInput {
 const feedSamples = SAMPLE_RATE;
 
 /**
- * Decodes the recording (a failure is thrown here, before anything is sent), then answers its
- * events as the session produces them. Ending the iteration early (the client went away) cancels
- * the session: its queued pieces leave the scheduler.
+ * Decodes the recording and waits for its first event: a failure before any text (audio svc
+ * cannot read, an engine that cannot load, a language it cannot speak) is thrown here, before the
+ * status is sent, so it is answered with its own status as it would be without `stream`. Then
+ * answers the rest as the session produces them. Ending the iteration early (the client went
+ * away) cancels the session: its queued pieces leave the scheduler.
  */
 export async function openTranscriptStream(
   deps: TranscriptStreamDeps,
   input: TranscriptStreamInput,
-): Promise<AsyncIterable<TranscriptEvent>> {
+): Promise<AsyncIterator<TranscriptEvent>> {
   const { pcm } = await decodeAudio(input.audio, input.contentType, { maxDurationMs: deps.maxAudioMs() });
-  return events(deps, input, pcm);
+  const rest = events(deps, input, pcm);
+  const first = await rest.next();
+  let pending: IteratorResult<TranscriptEvent> | null = first;
+  return {
+    next: async () => {
+      if (!pending) return rest.next();
+      const event = pending;
+      pending = null;
+      return event;
+    },
+    return: () => rest.return(undefined),
+  };
 }
 
 async function* events(

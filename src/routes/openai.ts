@@ -14,6 +14,7 @@ import { renderEnvelope } from "../http/error-envelopes.ts";
 import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
+import type { Logger } from "../logger.ts";
 import { chooseOpenAiModel, listOpenAiModels, modelNotFound, openAiModelAliases } from "../openai/models.ts";
 import { readTranscriptionFields } from "../openai/request.ts";
 import { renderTranscription } from "../openai/responses.ts";
@@ -46,6 +47,20 @@ const transcriptionSchema = v.union([
   }),
   v.object({ text: v.string(), usage }),
 ]);
+/** One server-sent event's data under `stream: true` (each `data:` line is one of these). */
+const streamEventSchema = v.union([
+  v.object({ type: v.literal("transcript.text.delta"), delta: v.string() }),
+  v.object({ type: v.literal("transcript.text.done"), text: v.string(), usage }),
+  v.object({
+    type: v.literal("error"),
+    error: v.object({
+      message: v.string(),
+      type: v.string(),
+      param: v.nullable(v.string()),
+      code: v.nullable(v.string()),
+    }),
+  }),
+]);
 const modelSchema = v.object({
   id: v.string(),
   object: v.literal("model"),
@@ -61,7 +76,7 @@ const transcriptionErrors = [
 ] as const satisfies readonly ErrorCode[];
 
 const fieldsDoc = (task: "transcribe" | "translate") =>
-  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}})' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.`;
+  `Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): \`file\` (required; any audio /api/transcribe takes), \`model\` (required: ${openAiModelAliases.join(", ")} mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), ${task === "transcribe" ? "`language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), " : ""}\`prompt\` (combined with the vocabulary within the engine's prompt budget), \`keywords[]\` (terms to bias recognition towards, ahead of the vocabulary; up to 100), \`temperature\` (0–1), \`response_format\` (json, text, srt, vtt, verbose_json), \`timestamp_granularities[]\` (segment, word; also without brackets or comma-joined)${task === "transcribe" ? ', `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure before the first event (audio svc cannot read, an engine that cannot load) answers with its own status as without stream, one after it is one event {type:"error",error:{…}} and a log line)' : " (`stream` is ignored: translations answer whole)"}. \`include[]\` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with \`x-app-context\`), the dictionary and plugins, and is stored in history marked \`openai\`; \`x-skip-post-process: true\` answers the engine's text. \`text\` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in \`code\`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.`;
 
 const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   summary:
@@ -73,7 +88,17 @@ const transcriptionDoc = (task: "transcribe" | "translate"): RouteSpec => ({
   bodyTypes: ["multipart/form-data"],
   bodyKind: "upload",
   responses: {
-    200: { description: "The transcript in the requested format", schema: transcriptionSchema },
+    200: {
+      description:
+        task === "transcribe"
+          ? "The transcript in the requested format: JSON (json, verbose_json), text/plain (text, srt, vtt), or with stream true server-sent events, one `data:` line per event"
+          : "The transcript in the requested format: JSON (json, verbose_json) or text/plain (text, srt, vtt)",
+      schema: transcriptionSchema,
+      alternatives: {
+        "text/plain": v.string(),
+        ...(task === "transcribe" && { "text/event-stream": streamEventSchema }),
+      },
+    },
   },
   errors: transcriptionErrors,
 });
@@ -103,11 +128,11 @@ const sse = (event: unknown) => `data: ${JSON.stringify(event)}\n\n`;
  * the SDKs raise as an APIError.
  */
 function eventStream(
-  events: AsyncIterable<TranscriptEvent>,
+  iterator: AsyncIterator<TranscriptEvent>,
   signal: AbortSignal,
+  logger: Logger | undefined,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const iterator = events[Symbol.asyncIterator]();
   return new ReadableStream({
     async pull(controller) {
       try {
@@ -116,6 +141,10 @@ function eventStream(
         else controller.enqueue(encoder.encode(sse(next.value)));
       } catch (error) {
         if (signal.aborted) return controller.close();
+        // The status line said 200 already: this line is what tells the operator it failed.
+        if (error instanceof AppError)
+          logger?.warn("transcription stream failed", { code: error.code, message: error.message });
+        else logger?.error("transcription stream failed", { error });
         const known =
           error instanceof AppError ? error : new AppError("internal", "The transcription failed.");
         const { body } = renderEnvelope("openai", known);
@@ -173,7 +202,7 @@ export function createOpenAiRoutes(deps: {
       };
       if (fields.stream && task === "transcribe") {
         const events = await openTranscriptStream(deps, common);
-        return c.body(eventStream(events, c.req.raw.signal), 200, {
+        return c.body(eventStream(events, c.req.raw.signal, requestInfoOf(c)?.logger), 200, {
           "Content-Type": "text/event-stream; charset=utf-8",
           "Cache-Control": "no-cache",
         });

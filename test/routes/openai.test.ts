@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
-import { fakeSpeechServer } from "../helpers/speech-server.ts";
+import { fakeSpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
@@ -144,6 +144,43 @@ describe("POST /v1/audio/transcriptions", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toStartWith("application/json");
     expect(((await res.json()) as OpenAiError).error.code).toBe("unsupported_audio");
+  });
+
+  test("stream=true answers an engine that cannot load with its own status, before any event", async () => {
+    const app = createTestApp({ modelsDir: mkdtempSync(join(tmpdir(), "svc-openai-nomodel-")) });
+    app.services.settings.set("stt_engine", "whisper");
+    const res = await post(app, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("content-type")).toStartWith("application/json");
+    expect(((await res.json()) as OpenAiError).error.code).toBe("model_unavailable");
+  });
+
+  test("stream=true: a failure after the first delta is an error event, and the log says so", async () => {
+    // Two pieces of speech a second apart: the server answers the first and fails on the second.
+    const pcm = goForward();
+    const twice = new Float32Array(pcm.length * 2 + 16_000);
+    twice.set(pcm);
+    twice.set(pcm, pcm.length + 16_000);
+    using upstream = fakeSpeechServer((_request, calls) =>
+      calls === 1 ? "go forward" : Response.json({ error: { message: "overloaded" } }, { status: 500 }),
+    );
+    const app = createTestApp();
+    useSpeechServer(app, upstream);
+    const res = await post(app, [
+      ["file", new File([encodeWav(twice)], "twice.wav", { type: "audio/wav" })],
+      ["model", "whisper-1"],
+      ["stream", "true"],
+    ]);
+    expect(res.status).toBe(200);
+    const events = (await res.text())
+      .split("\n\n")
+      .filter(Boolean)
+      .map((block) => JSON.parse(block.replace(/^data: /, "")) as { type: string; error?: { code: string } });
+    expect(events.map((event) => event.type)).toEqual(["transcript.text.delta", "error"]);
+    expect(events[1]?.error?.code).toBe("engine_server_error");
+    expect(app.logs).toContainEqual(
+      expect.objectContaining({ msg: "transcription stream failed", code: "engine_server_error" }),
+    );
   });
 
   test("stream=true stores the dictation once, marked openai, with the finished text", async () => {

@@ -360,7 +360,7 @@ export interface paths {
   "/v1/audio/transcriptions": {
     /**
      * OpenAI-compatible transcription
-     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined), `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure once events have started is one event {type:"error",error:{…}}). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.
+     * @description Multipart form (also streamed, with no Content-Length, as the Node SDK sends a ReadStream): `file` (required; any audio /api/transcribe takes), `model` (required: whisper-1, gpt-4o-transcribe, gpt-4o-mini-transcribe mean the active engine and model; an installed model's id, as GET /v1/models lists it, selects that model and its engine; any other name is 404 model_not_found), `language` (or `languages[]`: one candidate is the language, several leave it to the engine to detect), `prompt` (combined with the vocabulary within the engine's prompt budget), `keywords[]` (terms to bias recognition towards, ahead of the vocabulary; up to 100), `temperature` (0–1), `response_format` (json, text, srt, vtt, verbose_json), `timestamp_granularities[]` (segment, word; also without brackets or comma-joined), `stream` (true: server-sent events, a transcript.text.delta per piece of speech as the engine recognises it (the audio is cut at pauses, as live dictation does), then transcript.text.done with the finished text, which cleanup may have changed from the deltas put together; a failure before the first event (audio svc cannot read, an engine that cannot load) answers with its own status as without stream, one after it is one event {type:"error",error:{…}} and a log line). `include[]` is refused (400, param include): svc has no per-token log probabilities. Unknown fields are ignored. The text goes through cleanup, formats (with `x-app-context`), the dictionary and plugins, and is stored in history marked `openai`; `x-skip-post-process: true` answers the engine's text. `text` is the finished text; segments and words carry it too, lined up with the engine's timings word by word; where cleanup rewrote the text so that its words no longer line up with the engine's (an LLM pass that rephrased it), they carry the engine's text with the dictionary applied. Errors use OpenAI's shape {"error":{"message","type","param","code"}} with svc's code in `code`; audio svc cannot use (415, 422 on /api) is 400 invalid_request_error here, as OpenAI answers it. With SVC_AUTH keys, the Authorization header carries an svc key (the clients' apiKey); with auth off any Authorization header is accepted and ignored.
      */
     post: {
       requestBody: {
@@ -369,7 +369,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The transcript in the requested format */
+        /** @description The transcript in the requested format: JSON (json, verbose_json), text/plain (text, srt, vtt), or with stream true server-sent events, one `data:` line per event */
         200: {
           content: {
             "application/json": ({
@@ -408,6 +408,30 @@ export interface paths {
                 seconds: number;
               };
             };
+            "text/plain": string;
+            "text/event-stream": {
+              /** @enum {unknown} */
+              type: "transcript.text.delta";
+              delta: string;
+            } | {
+              /** @enum {unknown} */
+              type: "transcript.text.done";
+              text: string;
+              usage: {
+                /** @enum {unknown} */
+                type: "duration";
+                seconds: number;
+              };
+            } | ({
+              /** @enum {unknown} */
+              type: "error";
+              error: {
+                message: string;
+                type: string;
+                param: string | null;
+                code: string | null;
+              };
+            });
           };
         };
       };
@@ -425,7 +449,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The transcript in the requested format */
+        /** @description The transcript in the requested format: JSON (json, verbose_json) or text/plain (text, srt, vtt) */
         200: {
           content: {
             "application/json": ({
@@ -464,6 +488,7 @@ export interface paths {
                 seconds: number;
               };
             };
+            "text/plain": string;
           };
         };
       };
