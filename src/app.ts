@@ -224,7 +224,7 @@ export function createApp(deps: AppDeps) {
   mount(createSettingsRoutes(deps));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
-  mount(createEnginesRoutes({ engines, docs: deps.docs }));
+  mount(createEnginesRoutes({ engines, recognizer: deps.dictation.transcriber, docs: deps.docs }));
   mount(createDictionaryRoutes(deps));
   mount(createVocabularyRoutes(deps));
   mount(createFormatsRoutes(deps));

@@ -998,6 +998,32 @@ export interface paths {
       };
     };
   };
+  "/api/engines/{id}/check": {
+    /**
+     * Try an engine with its current settings before dictating with it
+     * @description Loads the engine with its settings as they are now (whether or not stt_engine names it) and has it transcribe one second of silence, in the dictation queue like any recording: a remote server is sent that request, a local model is loaded (and kept, under keep_alive). 200 when it answered; otherwise the error a dictation would get, with its code and a message that says what to change. The console checks an engine this way before switching stt_engine to it. Nothing is stored.
+     */
+    post: {
+      parameters: {
+        path: {
+          id: "whisper" | "sphinx" | "remote";
+        };
+      };
+      responses: {
+        /** @description The engine answered */
+        200: {
+          content: {
+            "application/json": {
+              /** @enum {string} */
+              id: "whisper" | "sphinx" | "remote";
+              model: string;
+              ms: number;
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/dictionary": {
     /**
      * List dictionary entries
