@@ -17,6 +17,7 @@ import { ggmlLikeFile, presetFor, whisperModelFile } from "../helpers/ggml-fixtu
 import { type ModelMirror, startModelMirror } from "../helpers/model-mirror.ts";
 import { type PinnedServer, startPinnedServer } from "../helpers/pinned-server.ts";
 import { freePort } from "../helpers/ports.ts";
+import { fakeSpeechServer } from "../helpers/speech-server.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 import { until } from "../helpers/until.ts";
 
@@ -391,6 +392,21 @@ describe("the Models screen (compiled binary)", () => {
     await field(page, "remote_stt_model").getByRole("button", { name: "Save" }).click();
     expect((await setting("stt_engine")).value).not.toBe("remote");
 
+    // Nothing answers at that URL: the switch is tried first, refused, and says why, in place.
+    await page.getByRole("button", { name: "Use Remote server" }).click();
+    const engineCard = page.locator("li.engine").filter({ hasText: "Remote server" });
+    await engineCard.getByText("Remote server did not answer, so dictation stays as it is.").waitFor();
+    expect(await engineCard.textContent()).toContain("127.0.0.1:9 cannot be reached");
+    await page.screenshot({ path: screenshotPath("config-models-remote-refused-desktop") });
+    expect((await setting("stt_engine")).value).not.toBe("remote");
+    // Its settings stay open beside the error; pointed at a server that answers, the switch goes through.
+    using upstream = fakeSpeechServer("");
+    await engineCard.getByLabel("Remote speech base URL").fill(upstream.url);
+    await field(page, "remote_stt_base_url").getByRole("button", { name: "Save" }).click();
+    await until(
+      () => setting("remote_stt_base_url"),
+      (view) => view.value === upstream.url,
+    );
     await page.getByRole("button", { name: "Use Remote server" }).click();
     await until(
       () => setting("stt_engine"),
@@ -422,7 +438,8 @@ describe("the Models screen (compiled binary)", () => {
       (view) => view.value === "whisper",
     );
     await remote.waitFor({ state: "detached" });
-    await finish(opened);
+    expect(upstream.calls).toBe(1);
+    await finish(opened, undefined, [502]);
   }, 60_000);
 });
 

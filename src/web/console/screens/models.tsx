@@ -23,13 +23,28 @@ function EngineChoice(props: {
   values: Record<string, unknown>;
 }) {
   const action = useAction();
-  // An engine that cannot dictate yet is set up first, in place, and chosen only once it can.
+  // An engine that cannot dictate yet is set up first, in place, and chosen only once it can; it
+  // is tried (a second of silence, its model loaded or its server asked) before the switch, so a
+  // wrong URL or key shows here rather than in the next dictation.
   const [settingUp, setSettingUp] = useState<string>();
-  const choose = (engine: Engine) =>
-    action.run(async () => {
-      await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine.id } });
-      toast(`Dictation now uses ${engine.title}.`, "success");
-    });
+  const [checking, setChecking] = useState<string>();
+  const [failed, setFailed] = useState<string>();
+  const choose = (engine: Engine) => {
+    setChecking(engine.id);
+    setFailed(undefined);
+    return action
+      .run(async () => {
+        try {
+          await api.post("/api/engines/{id}/check", { params: { id: engine.id } });
+        } catch (error) {
+          setFailed(engine.id);
+          throw error;
+        }
+        await api.put("/api/settings/{key}", { params: { key: "stt_engine" }, body: { value: engine.id } });
+        toast(`Dictation now uses ${engine.title}.`, "success");
+      })
+      .finally(() => setChecking(undefined));
+  };
   return (
     <section aria-labelledby="engine-title">
       <h2 id="engine-title">Speech engine</h2>
@@ -51,7 +66,11 @@ function EngineChoice(props: {
                   aria-pressed={active}
                   onClick={() => void choose(engine)}
                 >
-                  {active ? `Using ${engine.title}` : `Use ${engine.title}`}
+                  {active
+                    ? `Using ${engine.title}`
+                    : checking === engine.id
+                      ? `Trying ${engine.title}…`
+                      : `Use ${engine.title}`}
                 </button>
               ) : (
                 <button
@@ -62,7 +81,13 @@ function EngineChoice(props: {
                   Set up {engine.title}
                 </button>
               )}
-              {!active && !canDictate(engine) && settingUp === engine.id && (
+              {failed === engine.id && (
+                <div class="engine-check-failed">
+                  <p class="small">{engine.title} did not answer, so dictation stays as it is.</p>
+                  <ErrorText error={action.error} />
+                </div>
+              )}
+              {!active && ((!canDictate(engine) && settingUp === engine.id) || failed === engine.id) && (
                 <div class="engine-setup">
                   <p class="small">{engine.models.find((model) => model.active)?.description}</p>
                   {props.settingsOf(engine).map((info) => (
@@ -74,7 +99,7 @@ function EngineChoice(props: {
           );
         })}
       </ul>
-      <ErrorText error={action.error} />
+      {!failed && <ErrorText error={action.error} />}
     </section>
   );
 }
