@@ -44,6 +44,31 @@ describe("plugins in the console", () => {
     await page.screenshot({ path: screenshotPath("plugin-page-desktop") });
     expect(problems).toEqual([]);
     await page.context().close();
+
+    // On a phone the frame fits the screen: nothing wider than it, inside or out.
+    const small = await openConsole(
+      suite.browser,
+      `${suite.svc.url}/plugins/svc-profanity-filter/profanity-filter`,
+      {
+        viewport: phone,
+      },
+    );
+    const phoneFrame = small.page.frameLocator("iframe.plugin-frame");
+    await phoneFrame.locator("#rows tr").first().waitFor({ timeout: 10_000 });
+    const box = await small.page.locator("iframe.plugin-frame").boundingBox();
+    const inner = await phoneFrame
+      .locator("html")
+      .evaluate((html) => ({ scroll: html.scrollWidth, client: html.clientWidth }));
+    const outer = await small.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    await small.page.screenshot({ path: screenshotPath("plugin-page-phone") });
+    // The whole width of the screen, and its content within it.
+    expect({ left: box?.x, width: box?.width }).toEqual({ left: 0, width: phone.width });
+    expect(inner.scroll).toBeLessThanOrEqual(inner.client);
+    expect(outer).toBeLessThanOrEqual(0);
+    // Its bottom edge on the screen: the page scrolls inside the frame, not the frame off the screen.
+    expect((box?.y ?? 0) + (box?.height ?? 0)).toBeLessThanOrEqual(phone.height);
+    expect(small.problems).toEqual([]);
+    await small.page.context().close();
   }, 60_000);
 
   test("disable takes the page out of the menu; uninstall removes the plugin", async () => {
