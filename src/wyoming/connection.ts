@@ -42,12 +42,6 @@ const clientFaults = new Set<string>([
 ]);
 const inBand = (error: unknown) => !(isAppError(error) && clientFaults.has(error.code));
 
-/**
- * How long the rest of a failed dictation's audio is read, waiting for its audio-stop: the
- * driver's deadlines ended with it. Home Assistant's own detector ends a command well within it.
- */
-const failedAudioGraceMs = 30_000;
-
 /** The socket as a connection uses it: bytes out, reading paused or resumed, an end. */
 export interface Wire {
   write(bytes: Uint8Array): void;
@@ -145,7 +139,9 @@ export function createConnection(id: string, wire: Wire, deps: ConnectionDeps) {
     const answered = inBand(error) && speech.open;
     report(error, !answered);
     if (answered && speech.fail()) {
-      grace = setTimeout(close, failedAudioGraceMs);
+      // The driver's deadlines ended with the dictation: the rest of its audio is read for at most
+      // as long as a command may last. Home Assistant's own detector ends one well within it.
+      grace = setTimeout(close, deps.limits().failedAudioGraceMs);
       return;
     }
     close();

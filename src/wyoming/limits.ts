@@ -16,6 +16,11 @@ export interface WyomingLimits extends FrameLimits {
   minBytesPerSecond: number;
   /** Bytes per second of events other than audio a client may send (see `createControlBudget`). */
   maxControlBytesPerSecond: number;
+  /**
+   * How long the rest of a failed command's audio is read, waiting for its audio-stop: as long as a
+   * command may last (wyoming_max_utterance_seconds).
+   */
+  failedAudioGraceMs: number;
 }
 
 /**
@@ -35,5 +40,6 @@ export function wyomingLimits(
     unreadTimeoutMs: settings.get("wyoming_unread_timeout_seconds") * 1000,
     minBytesPerSecond: settings.get("wyoming_min_bytes_per_second"),
     maxControlBytesPerSecond: settings.get("wyoming_max_control_bytes_per_second"),
+    failedAudioGraceMs: settings.get("wyoming_max_utterance_seconds") * 1000,
   });
 }

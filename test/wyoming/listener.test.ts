@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { resample } from "../../src/dictation/audio/resample.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
+import { until } from "../helpers/until.ts";
 import {
   connectWyoming,
   pcm16,
@@ -292,6 +293,26 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
     ]);
     expect(client.events.find((event) => event.type === "transcript")?.data.text).toBe("");
   });
+
+  test("after a failure, audio-stop is waited for as long as a command may last, then the end", async () => {
+    const client = await connectWyoming(serve({ wyoming_max_utterance_seconds: 5 }).port);
+    client.send("transcribe", { language: "de" });
+    client.send("audio-start", ha);
+    // The command fails at its first piece, within the 1 s its audio takes at 4× real time.
+    const startedAt = performance.now();
+    await streamChunks(client, spoken(), ha, 4096, 128_000);
+    expect((await client.next("error")).data.code).toBe("unsupported_language");
+    expect(client.isClosed()).toBe(false);
+    // No audio-stop comes: the connection is kept for the rest of the command (5 s), then closed.
+    await until(
+      async () => client.isClosed(),
+      (closed) => closed,
+      { timeoutMs: 15_000 },
+    );
+    const waited = performance.now() - startedAt;
+    expect(waited).toBeGreaterThan(4_000);
+    expect(waited).toBeLessThan(10_000);
+  }, 30_000);
 
   test("a language the active model does not speak goes to an installed model that does", async () => {
     // Home Assistant sends only the pipeline's language, chosen from the union describe offers.
