@@ -55,7 +55,7 @@ export interface LiveSessionOptions {
   /**
    * Engine time guesses may use, as a multiple of the time the committed pieces took (before the
    * first piece, of `guessFloorMsPerSecond` per second heard): the `live_partial_budget` setting,
-   * default 1. On a machine that gives svc less CPU each guess takes longer, so fewer run.
+   * default 0.5. On a machine that gives svc less CPU each guess takes longer, so fewer run.
    */
   partialBudget?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
@@ -124,7 +124,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let guessedPieceMs: number | null = null;
   let partial: AbortController | null = null;
   const partialEveryMs = options.partialEveryMs ?? 500;
-  const partialBudget = options.partialBudget ?? 1;
+  const partialBudget = options.partialBudget ?? 0.5;
   /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
   let guessedMs = 0;
   transcriber.notify?.({ type: "recordingStarted" });
