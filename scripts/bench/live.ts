@@ -5,9 +5,9 @@
 // the end, beside it. One running svc, synthetic base.en-shaped model on 2 threads. Decoding is
 // capped at about 3.5 tokens per audio second, as in the transcribe bench: per piece for the live
 // path (the cap is whisper's per window, and each piece is its own window), per clip for the batch.
-// On a quiet machine it then runs 8 dictations of 60 s at once. `--contended` measures the same
+// On a quiet machine it then runs 8 dictations of 60 s at once (on a one-layer model: see there). BENCH_PARTIAL_BUDGET=<n> sets live_partial_budget for the run (default: the setting's). `--contended` measures the same
 // runs beside a busy loop on every core (what svc meets on a shared homelab box).
-import { loadavg } from "node:os";
+import { availableParallelism, loadavg } from "node:os";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { speech, tokensFor } from "./transcribe.ts";
 import {
@@ -166,6 +166,7 @@ async function manyAtOnce(wsUrl: string, pid: number, count: number, seconds: nu
   const { pcm } = dictation(seconds);
   const onset = Math.floor(speechOnset(pcm) / frameSamples);
   const before = memoryMb(pid).rss;
+  const cpuBefore = cpuSeconds(pid);
   let peak = before;
   const sampler = setInterval(() => {
     peak = Math.max(peak, memoryMb(pid).rss);
@@ -174,11 +175,13 @@ async function manyAtOnce(wsUrl: string, pid: number, count: number, seconds: nu
     Array.from({ length: count }, (_, i) => Bun.sleep(i * 100).then(() => liveRound(wsUrl, pid, pcm, onset))),
   );
   clearInterval(sampler);
-  return { rounds, before, peak, after: memoryMb(pid).rss, audioS: pcm.length / rate };
+  const audioS = pcm.length / rate;
+  const cpuPerAudioS = (cpuSeconds(pid) - cpuBefore) / audioS;
+  return { rounds, before, peak, after: memoryMb(pid).rss, audioS, cpuPerAudioS };
 }
 
 export async function run(): Promise<void> {
-  const svc = await startWhisperSvc("live");
+  const svc = await startWhisperSvc("live", { SVC_DICTATE_MAX_SESSIONS: "8" }, ["micro"]);
   const { server, put, post } = svc;
   const pid = server.proc.pid;
   const wsUrl = `${server.url.replace(/^http/, "ws")}/api/dictate`;
@@ -186,6 +189,8 @@ export async function run(): Promise<void> {
   try {
     const useCap = (tokens: number) => svc.useCap(tokens, encodeWav(speech(1)));
     await put("audio_ctx_scaling", true);
+    if (process.env.BENCH_PARTIAL_BUDGET)
+      await put("live_partial_budget", Number(process.env.BENCH_PARTIAL_BUDGET));
 
     const rows: (string | number)[][] = [
       [
@@ -201,6 +206,8 @@ export async function run(): Promise<void> {
       ],
     ];
     const verdicts: string[] = [];
+    /** One 30 s talker's CPU seconds per audio second: what a machine needs per talker. */
+    let talkerCpu = 0;
     for (const seconds of [10, 30]) {
       const { pcm, clips } = dictation(seconds);
       const audioS = pcm.length / rate;
@@ -218,6 +225,7 @@ export async function run(): Promise<void> {
       for (let round = 0; round < rounds; round++) batch.push(await post(wav));
       const batchCpu = (cpuSeconds(pid) - batchCpuBefore) / rounds / audioS;
       const liveCpu = median(live.map((r) => r.cpuS / audioS));
+      talkerCpu = liveCpu;
 
       const stopToFinal = median(live.map((r) => r.stopToFinalMs));
       const first = median(live.map((r) => r.firstResultMs));
@@ -254,7 +262,8 @@ export async function run(): Promise<void> {
       }
       verdicts.push(
         `${seconds} s: stop→final ${fmt(stopToFinal, 0)} ms (target ≤ 250) ${ok(stopToFinal <= 250)}; ` +
-          `first result ${fmt(first, 0)} ms (target ≤ 1000) ${ok(first <= 1000)}; ` +
+          `first result ${fmt(first, 0)} ms (${kinds}: the synthetic model's guesses are empty, so the ` +
+          "first partial's target is checked with sphinx below); " +
           `CPU live ÷ batch ${fmt(liveCpu / batchCpu, 2)}× (target ≤ 2×) ${ok(liveCpu <= 2 * batchCpu)}` +
           (seconds === 30 ? `; batch ÷ live ${fmt(ratio, 1)}× (target ≥ 8×) ${ok(ratio >= 8)}` : ""),
       );
@@ -273,18 +282,30 @@ export async function run(): Promise<void> {
       return;
     }
 
-    // Many talkers: 8 dictations of 60 s at once, whisper as above.
+    // Many talkers: 8 dictations of 60 s at once. Eight talkers need eight times one talker's
+    // engine: on two cores neither a base.en- nor a tiny.en-sized model keeps up with that whatever
+    // svc does (tiny.en: 3 CPU s per audio s for the eight), and the line says what they would
+    // need. So they talk to a one-layer model whose engine costs next to nothing, and what is
+    // measured is svc's own share (decoding, detector, queue, pipeline, memory): the target is
+    // that it keeps up, each final within one piece of the stop.
+    const talkers = 8;
+    const cores = availableParallelism();
+    const capacity =
+      `one 30 s talker on base.en costs ${fmt(talkerCpu, 2)} CPU s per audio s: ${talkers} need ` +
+      `${fmt(talkers * talkerCpu, 1)} of ${cores} cores (${talkers * talkerCpu <= cores ? "fits" : "does not fit"})`;
+    await put("stt_model", "micro");
     await useCap(tokensFor(clipSeconds));
-    await put("dictate_max_sessions", 8);
-    const many = await manyAtOnce(wsUrl, pid, 8, 60);
+    const many = await manyAtOnce(wsUrl, pid, talkers, 60);
+    await put("stt_model", "base.en");
     const worst = Math.max(...many.rounds.map((r) => r.stopToFinalMs));
     const manyLine =
-      `8 × ${fmt(many.audioS, 0)} s at once: stop→final ${spread(
+      `${talkers} × ${fmt(many.audioS, 0)} s at once on a one-layer model (${capacity}): stop→final ${spread(
         many.rounds.map((r) => r.stopToFinalMs),
         0,
       )} ms, worst ${fmt(worst, 0)} ms ` +
       `(target: each ≤ one piece, ${fmt(clipSeconds * 1000, 0)} ms: kept up with real time) ` +
-      `${worst <= clipSeconds * 1000 ? "ok" : "MISSED"}; RSS ${fmt(many.before, 0)} → peak ${fmt(many.peak, 0)} → ` +
+      `${worst <= clipSeconds * 1000 ? "ok" : "MISSED"}; ${fmt(many.cpuPerAudioS, 2)} CPU s per audio s in all; ` +
+      `RSS ${fmt(many.before, 0)} → peak ${fmt(many.peak, 0)} → ` +
       `${fmt(many.after, 0)} MiB (+${fmt(many.peak - many.before, 0)} MiB at peak)`;
 
     // The synthetic model's guesses are empty text, so the first partial is timed with sphinx, whose

@@ -2,7 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
-import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
+import { type SyntheticPreset, syntheticModel } from "../../test/helpers/synthetic-model.ts";
 
 export interface Started {
   proc: Subprocess;
@@ -279,11 +279,18 @@ export function svcClient(url: string) {
  * svc from the sources in a fresh folder, with the synthetic base.en-shaped model as its whisper
  * model on 2 threads: the setup of the benches that time the speech path.
  */
-export async function startWhisperSvc(name: string, env: Record<string, string> = {}) {
+export async function startWhisperSvc(
+  name: string,
+  env: Record<string, string> = {},
+  /** Synthetic models installed beside base.en (`stt_model` picks one). */
+  also: readonly SyntheticPreset[] = [],
+) {
   const dir = mkdtempSync(join(tmpdir(), `svc-bench-${name}-`));
   mkdirSync(join(dir, "models"));
   copyFileSync(syntheticModel("base.en"), join(dir, "models", "ggml-base.en.bin"));
-  const root = resolve(import.meta.dir, "../..");
+  for (const preset of also) copyFileSync(syntheticModel(preset), join(dir, "models", `ggml-${preset}.bin`));
+  // BENCH_SVC_ROOT=<checkout> runs another checkout's server, for before/after figures.
+  const root = resolve(process.env.BENCH_SVC_ROOT ?? join(import.meta.dir, "../.."));
   const server = await startServer([process.execPath, join(root, "src/main.ts")], {
     SVC_DB_PATH: join(dir, "svc.db"),
     SVC_MODELS_DIR: join(dir, "models"),
