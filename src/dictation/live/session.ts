@@ -127,6 +127,11 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const partialBudget = options.partialBudget ?? 0.5;
   /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
   let guessedMs = 0;
+  /**
+   * What the last guess that ran to its end cost: the next starts only if that much more still
+   * fits the budget, so guesses stay within it rather than overshoot it by one each time.
+   */
+  let lastGuessMs = 0;
   transcriber.notify?.({ type: "recordingStarted" });
 
   function fail(error: unknown): void {
@@ -191,7 +196,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     const fresh = open.startMs !== guessedPieceMs;
     if ((!fresh && nowMs - guessedAtMs < partialEveryMs) || nowMs - fromMs < minPartialMs) return;
     const budgetMs = partialBudget * Math.max(timings.engine, (nowMs / 1000) * guessFloorMsPerSecond);
-    if (guessedMs >= budgetMs || !transcriber.isIdle()) return;
+    if (guessedMs + lastGuessMs >= budgetMs || !transcriber.isIdle()) return;
     guessedAtMs = nowMs;
     guessedPieceMs = open.startMs;
     const guessing = new AbortController();
@@ -212,6 +217,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       })
       .then(
         (piece) => {
+          lastGuessMs = spent.engine;
           // A piece committed meanwhile makes this guess stale.
           if (piece.text !== "" && commits === before && pending === 0 && state === "open")
             onPartial(piece.text);

@@ -453,6 +453,9 @@ describe("createLiveSession", () => {
       return count;
     };
     expect(await guesses(1)).toBe(1);
+    // Budget 3 is 240 ms at 0.8 s: the 200 ms spent is under it, but one more 200 ms guess would
+    // take the guesses past it, so none starts.
+    expect(await guesses(3)).toBe(1);
     expect(await guesses(1000)).toBe(2);
     expect(await guesses(0)).toBe(0);
   });
