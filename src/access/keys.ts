@@ -33,13 +33,17 @@ export function generateKey(): { id: string; key: string } {
 const keyLength = keyPrefix.length + 12 + 43;
 
 /**
- * The id a presented key claims, or null when it is not shaped like a key. The id only finds the
- * record; the whole key is then compared in constant time.
+ * The id a presented key claims, or null when it cannot be a key (its length or prefix is wrong).
+ * The id only finds the record; the whole key is then compared in constant time, so a key sent
+ * again needs no more than this (`isKeyShaped` guards the lookups of keys svc does not know).
  */
 export function keyIdOf(presented: string): string | null {
   if (presented.length !== keyLength || !presented.startsWith(keyPrefix)) return null;
-  return keyShape.test(presented) ? presented.slice(keyPrefix.length, keyPrefix.length + 12) : null;
+  return presented.slice(keyPrefix.length, keyPrefix.length + 12);
 }
+
+/** Whether `presented` has a key's shape: the prefix, a hex id and 256 bits in base64url. */
+export const isKeyShaped = (presented: string): boolean => keyShape.test(presented);
 
 /** Whether the presented key hashes to `stored`, compared in constant time. */
 export function keyMatches(presented: string, stored: Uint8Array): boolean {
@@ -55,12 +59,12 @@ const encoder = new TextEncoder();
  */
 export function sameKey(presented: string, known: Uint8Array): boolean {
   if (presented.length !== known.length) return false;
-  // Into one reused buffer: a key is ASCII, so its length in bytes is its length in characters.
-  const { written } = encoder.encodeInto(presented, scratch);
-  return written === known.length && timingSafeEqual(scratch.subarray(0, written), known);
+  // Every character is compared, whatever differs first: no early exit, and nothing allocated (a
+  // key is ASCII, so its characters are its bytes).
+  let difference = 0;
+  for (let i = 0; i < known.length; i++) difference |= presented.charCodeAt(i) ^ (known[i] ?? 0);
+  return difference === 0;
 }
-
-const scratch = new Uint8Array(256);
 
 /** A key's bytes, remembered once it matched its hash. */
 export const keyBytes = (key: string): Uint8Array => encoder.encode(key);

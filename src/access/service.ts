@@ -3,6 +3,7 @@ import { AppError, conflict, notFound } from "../errors.ts";
 import {
   type AuthMode,
   generateKey,
+  isKeyShaped,
   keyBytes,
   keyIdOf,
   keyMatches,
@@ -186,7 +187,9 @@ export function createAccessService(deps: {
       const id = keyIdOf(presented);
       if (id === null) return null;
       const at = now();
-      const cached = fresh(false, at).get(id) ?? fresh(true, at).get(id);
+      // A key the cache does not know may have just been made beside the server (`svc keys`).
+      const cached =
+        fresh(false, at).get(id) ?? (isKeyShaped(presented) ? fresh(true, at).get(id) : undefined);
       if (!cached) return null;
       if (cached.known === undefined || !sameKey(presented, cached.known)) {
         if (!keyMatches(presented, cached.hash)) return null;
