@@ -175,3 +175,22 @@ export type CodeWithStatus<S extends number> = {
 export const isErrorCode = (value: string): value is ErrorCode => Object.hasOwn(errorCodes, value);
 
 export const statusOf = (code: ErrorCode): ContentfulStatusCode => errorCodes[code].status;
+
+/** What running a speech engine on some audio can answer: a dictation, or a check of the engine. */
+export const engineRunErrors = [
+  "invalid_engine_option",
+  "unsupported_language",
+  "invalid_model",
+  "engine_failed",
+  "engine_unreachable",
+  "engine_unauthorized",
+  "engine_rejected",
+  "engine_server_error",
+  "engine_bad_response",
+  "engine_busy",
+  "engine_unavailable",
+  "engine_closed",
+  "model_unavailable",
+  "timeout",
+  "engine_timeout",
+] as const satisfies readonly ErrorCode[];

@@ -4,6 +4,7 @@ import { engineIds } from "../dictation/engines/ids.ts";
 import { type EngineView, engineViews } from "../dictation/engines/models.ts";
 import { SAMPLE_RATE } from "../dictation/engines/types.ts";
 import type { Recognizer } from "../dictation/recognise.ts";
+import { engineRunErrors } from "../error-codes.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { describes } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
@@ -59,22 +60,7 @@ export function createEnginesRoutes(deps: { engines: EngineContext; recognizer: 
       "/:id/check",
       {
         summary: "Try an engine with its current settings before dictating with it",
-        errors: [
-          "invalid_request",
-          "engine_unavailable",
-          "model_unavailable",
-          "invalid_engine_option",
-          "unsupported_language",
-          "engine_unreachable",
-          "engine_unauthorized",
-          "engine_rejected",
-          "engine_server_error",
-          "engine_bad_response",
-          "engine_busy",
-          "engine_timeout",
-          "engine_failed",
-          "timeout",
-        ],
+        errors: ["invalid_request", ...engineRunErrors],
         description:
           "Loads the engine with its settings as they are now (whether or not stt_engine names it) and has it transcribe one second of silence, in the dictation queue like any recording: a remote server is sent that request, a local model is loaded (and kept, under keep_alive). 200 when it answered; otherwise the error a dictation would get, with its code and a message that says what to change. The console checks an engine this way before switching stt_engine to it. Nothing is stored.",
         params: idParams,

@@ -4,7 +4,7 @@ import { ACCEPTED_AUDIO } from "../dictation/audio/index.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
-import type { ErrorCode } from "../error-codes.ts";
+import { type ErrorCode, engineRunErrors } from "../error-codes.ts";
 import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
@@ -49,24 +49,10 @@ const transcribeErrors = [
   "invalid_multipart",
   "invalid_app_context",
   "invalid_language",
-  "invalid_engine_option",
   "audio_too_long",
   "unsupported_audio",
   "invalid_audio",
-  "unsupported_language",
-  "invalid_model",
-  "engine_failed",
-  "engine_unreachable",
-  "engine_unauthorized",
-  "engine_rejected",
-  "engine_server_error",
-  "engine_bad_response",
-  "engine_busy",
-  "engine_unavailable",
-  "engine_closed",
-  "model_unavailable",
-  "timeout",
-  "engine_timeout",
+  ...engineRunErrors,
 ] as const satisfies readonly ErrorCode[];
 
 /** POST /api/transcribe in the API reference (the README's error table is generated from it). */
