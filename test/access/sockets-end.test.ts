@@ -2,10 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Server } from "bun";
 import { runKeysCommand } from "../../src/cli/keys.ts";
-import { socketHandler } from "../../src/http/sockets.ts";
-import { createTestApp } from "../helpers/app.ts";
+import { serveDictation } from "../helpers/dictate-server.ts";
 
 // An open WebSocket ends with the credential it was opened with: a key revoked by `svc keys revoke`
 // in another process (a second connection to the database), or the console session logged out.
@@ -19,22 +17,11 @@ afterAll(async () => {
 
 function serve(name: string) {
   const dbPath = join(work, `${name}.db`);
-  const t = createTestApp({ auth: "keys-everywhere", dbPath });
-  const admin = t.access.createKey("root", "admin").key;
-  const phone = t.access.createKey("phone", "dictate").key;
-  const server: Server<unknown> = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    routes: t.app.bunRoutes,
-    fetch: t.app.fetch,
-    websocket: socketHandler,
-    development: false,
-  });
-  running.push(async () => {
-    t.app.sockets.closeAll();
-    await server.stop(true);
-  });
-  return { dbPath, admin, phone, base: `http://127.0.0.1:${server.port}` };
+  const served = serveDictation({ auth: "keys-everywhere", dbPath });
+  running.push(served.stop);
+  const admin = served.app.access.createKey("root", "admin").key;
+  const phone = served.app.access.createKey("phone", "dictate").key;
+  return { dbPath, admin, phone, base: `http://127.0.0.1:${served.port}` };
 }
 
 interface Opened {
