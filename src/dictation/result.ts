@@ -37,6 +37,16 @@ export const transcribeResultSchema = v.object({
 });
 
 export type Timings = v.InferOutput<typeof timingSchema>;
+
+/** Timings that have counted nothing yet, for a dictation (or a piece, or a guess) to add to. */
+export const noTimings = (): Timings => ({
+  decode: 0,
+  queue: 0,
+  engine: 0,
+  cleanup: 0,
+  dictionary: 0,
+  plugins: 0,
+});
 export type TranscribeResult = v.InferOutput<typeof transcribeResultSchema>;
 
 /** A transcription, with the engine's timed segments when `detail` was asked for. */

@@ -12,7 +12,7 @@ import {
   type RecognitionLimits,
   type Recognizer,
 } from "./recognise.ts";
-import type { Timings, Transcription } from "./result.ts";
+import { noTimings, type Transcription } from "./result.ts";
 import { finishedSegments } from "./timed-text.ts";
 
 // The batch transcriber: a whole recording decoded, recognised (recognise.ts) and completed
@@ -77,7 +77,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     const started = performance.now();
     const limits = deps.limits();
     const { signal, explain } = deadline(limits.timeoutMs, input.signal);
-    const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
+    const timings = noTimings();
     const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
     timings.decode = performance.now() - started;
     const appContext = input.appContext ?? null;

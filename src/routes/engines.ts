@@ -4,6 +4,7 @@ import { engineIds } from "../dictation/engines/ids.ts";
 import { type EngineView, engineViews } from "../dictation/engines/models.ts";
 import { SAMPLE_RATE } from "../dictation/engines/types.ts";
 import type { Recognizer } from "../dictation/recognise.ts";
+import { noTimings } from "../dictation/result.ts";
 import { engineRunErrors } from "../error-codes.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { describes } from "../http/api-docs.ts";
@@ -69,13 +70,12 @@ export function createEnginesRoutes(deps: { engines: EngineContext; recognizer: 
       async (c) => {
         const { id } = parseOrThrow(idParams, c.req.param(), "invalid_request", "path");
         const started = performance.now();
-        const timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
         const { engine } = await deps.recognizer.recognisePiece({
           pcm: checkAudio,
           engine: id,
           hooks: null,
           signal: c.req.raw.signal,
-          timings,
+          timings: noTimings(),
         });
         return c.json({ id, model: engine.model, ms: Math.round(performance.now() - started) });
       },

@@ -6,7 +6,7 @@ import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineId } from "../engines/types.ts";
 import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
-import type { Timings, Transcription } from "../result.ts";
+import { noTimings, type Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
 import { createPcmBuffer } from "./pcm-buffer.ts";
@@ -100,7 +100,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const { transcriber, vad } = options;
   const controller = new AbortController();
   const audio = createPcmBuffer();
-  const timings: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
+  const timings = noTimings();
   const texts: string[] = [];
   let language = options.language;
   let engine: EngineRef | null = null;
@@ -202,7 +202,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     const guessing = new AbortController();
     partial = guessing;
     const before = commits;
-    const spent: Timings = { decode: 0, queue: 0, engine: 0, cleanup: 0, dictionary: 0, plugins: 0 };
+    const spent = noTimings();
     transcriber
       .recognisePiece({
         pcm: audio.slice(fromMs, nowMs),
