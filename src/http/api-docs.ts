@@ -2,7 +2,7 @@ import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
 import type { GenericSchema, InferOutput } from "valibot";
 import { type ErrorCode, errorCodes } from "../error-codes.ts";
 import type { BodyKind } from "./body-guard.ts";
-import { type EnvelopeName, envelopeSchema, envelopeStatus } from "./error-envelopes.ts";
+import { type EnvelopeName, envelopeStatus, errorBodySchemas } from "./error-envelopes.ts";
 
 /** One documented route. Routes register these beside their handlers with the schemas they validate with. */
 export interface RouteDoc {
@@ -174,7 +174,7 @@ function operation(doc: RouteDoc) {
     const own = doc.responses?.[status]?.description;
     responses[status] = {
       description: [own, ...lines].filter(Boolean).join("; "),
-      content: { "application/json": { schema: envelopeSchema(envelope) } },
+      content: { "application/json": { schema: jsonSchema(errorBodySchemas[envelope], "output") } },
     };
   }
   const content: Record<string, unknown> = {};

@@ -2,7 +2,7 @@
 // `envelopeAt`): svc's own `{"error":{code,message,details?}}`, and OpenAI's
 // `{"error":{message,type,param,code}}` under /v1, which its SDKs raise as their typed errors.
 // A leaf of http/: the renderer, the request info and the API reference read it.
-import type { JsonSchema } from "@valibot/to-json-schema";
+import * as v from "valibot";
 
 export type EnvelopeName = "svc" | "openai";
 
@@ -82,35 +82,20 @@ export function renderEnvelope(
 export const envelopeStatus = (envelope: EnvelopeName, status: number): number =>
   envelope === "openai" ? openAiStatus(status) : status;
 
-/** The JSON Schema of an error body under `envelope`, for the API reference. */
-export function envelopeSchema(envelope: EnvelopeName): JsonSchema {
-  if (envelope === "openai") {
-    return {
-      type: "object",
-      required: ["error"],
-      properties: {
-        error: {
-          type: "object",
-          required: ["message", "type", "param", "code"],
-          properties: {
-            message: { type: "string" },
-            type: { type: "string" },
-            param: { type: "string", nullable: true },
-            code: { type: "string", nullable: true },
-          },
-        },
-      },
-    } as JsonSchema;
-  }
-  return {
-    type: "object",
-    required: ["error"],
-    properties: {
-      error: {
-        type: "object",
-        required: ["code", "message"],
-        properties: { code: { type: "string" }, message: { type: "string" }, details: {} },
-      },
-    },
-  };
-}
+/**
+ * An error body under each envelope, as valibot schemas: the API reference documents them, and a
+ * stream's error event (/v1's `stream: true`) carries OpenAI's inside it.
+ */
+export const errorBodySchemas = {
+  svc: v.object({
+    error: v.object({ code: v.string(), message: v.string(), details: v.optional(v.unknown()) }),
+  }),
+  openai: v.object({
+    error: v.object({
+      message: v.string(),
+      type: v.string(),
+      param: v.nullable(v.string()),
+      code: v.nullable(v.string()),
+    }),
+  }),
+} satisfies Record<EnvelopeName, v.GenericSchema>;

@@ -10,7 +10,7 @@ import { AppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
-import { renderEnvelope } from "../http/error-envelopes.ts";
+import { errorBodySchemas, renderEnvelope } from "../http/error-envelopes.ts";
 import { readMultipart, type UploadedFile } from "../http/multipart.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
@@ -51,15 +51,7 @@ const transcriptionSchema = v.union([
 const streamEventSchema = v.union([
   v.object({ type: v.literal("transcript.text.delta"), delta: v.string() }),
   v.object({ type: v.literal("transcript.text.done"), text: v.string(), usage }),
-  v.object({
-    type: v.literal("error"),
-    error: v.object({
-      message: v.string(),
-      type: v.string(),
-      param: v.nullable(v.string()),
-      code: v.nullable(v.string()),
-    }),
-  }),
+  v.object({ type: v.literal("error"), ...errorBodySchemas.openai.entries }),
 ]);
 const modelSchema = v.object({
   id: v.string(),
