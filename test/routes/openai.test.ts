@@ -40,6 +40,21 @@ async function post(
   return app.request(path, { method: "POST", body: form(fields), headers });
 }
 
+interface StreamEvent {
+  type: string;
+  delta?: string;
+  text?: string;
+  error?: { code: string };
+}
+
+/** A `stream: true` answer's server-sent events, each `data:` line parsed. */
+async function streamEvents(res: Response): Promise<StreamEvent[]> {
+  return (await res.text())
+    .split("\n\n")
+    .filter(Boolean)
+    .map((block) => JSON.parse(block.replace(/^data: /, "")) as StreamEvent);
+}
+
 interface OpenAiError {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
@@ -121,13 +136,7 @@ describe("POST /v1/audio/transcriptions", () => {
   test("stream=true sends the engine's text piece by piece, then done with the finished text", async () => {
     const res = await post(shared, [audio(), ["model", "whisper-1"], ["stream", "true"]]);
     expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
-    const events = (await res.text())
-      .split("\n\n")
-      .filter(Boolean)
-      .map(
-        (block) =>
-          JSON.parse(block.replace(/^data: /, "")) as { type: string; delta?: string; text?: string },
-      );
+    const events = await streamEvents(res);
     expect(events.at(-1)).toMatchObject({ type: "transcript.text.done", text: "Go forward ten meters" });
     const deltas = events.filter((event) => event.type === "transcript.text.delta");
     expect(deltas.length).toBeGreaterThan(0);
@@ -172,10 +181,7 @@ describe("POST /v1/audio/transcriptions", () => {
       ["stream", "true"],
     ]);
     expect(res.status).toBe(200);
-    const events = (await res.text())
-      .split("\n\n")
-      .filter(Boolean)
-      .map((block) => JSON.parse(block.replace(/^data: /, "")) as { type: string; error?: { code: string } });
+    const events = await streamEvents(res);
     expect(events.map((event) => event.type)).toEqual(["transcript.text.delta", "error"]);
     expect(events[1]?.error?.code).toBe("engine_server_error");
     expect(app.logs).toContainEqual(
