@@ -93,15 +93,21 @@ export type CredentialEnded = (keyId: string, session: string | null) => string 
 export function createOpenSockets(ended: CredentialEnded = () => null, everyMs = 1000): OpenSockets {
   const open = new Map<Socket, () => void>();
   let sweeping: ReturnType<typeof setInterval> | null = null;
-  const keyed = () => [...open.keys()].filter((ws) => ws.data.keyId !== null);
   function closeEnded(): void {
-    for (const ws of keyed()) {
-      const why = ws.data.keyId === null ? null : ended(ws.data.keyId, ws.data.session);
-      if (why === null) continue;
+    let keyedLeft = 0;
+    for (const ws of [...open.keys()]) {
+      const { keyId, session } = ws.data;
+      if (keyId === null) continue;
+      const why = ended(keyId, session);
+      if (why === null) {
+        keyedLeft += 1;
+        continue;
+      }
       open.delete(ws);
       ws.close(1008, why);
     }
-    if (sweeping && keyed().length === 0) {
+    // No socket opened with a key is left: nothing to check until one opens.
+    if (sweeping && keyedLeft === 0) {
       clearInterval(sweeping);
       sweeping = null;
     }
