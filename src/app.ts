@@ -128,11 +128,23 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
   // By method, then path: no key string is built per request.
   const known = new Map<string, Map<string, RouteAccess>>();
   let size = 0;
+  // The documented route answered last: a client repeats its request, and comparing two strings
+  // costs less than hashing the path again for the maps.
+  let lastMethod = "";
+  let lastPath = "";
+  let lastAccess: RouteAccess = "admin";
+  const remember = (method: string, raw: string, access: RouteAccess): RouteAccess => {
+    lastMethod = method;
+    lastPath = raw;
+    lastAccess = access;
+    return access;
+  };
   return (method: string, raw: string): RouteAccess => {
+    if (raw === lastPath && method === lastMethod) return lastAccess;
     if (method === "OPTIONS" || !isApiPath(raw)) return "open";
     let paths = known.get(method);
     const cached = paths?.get(raw);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) return remember(method, raw, cached);
     let path = raw;
     if (raw.includes("%")) {
       try {
@@ -156,7 +168,7 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
       }
       paths.set(raw, access);
       size += 1;
-      return access;
+      return remember(method, raw, access);
     }
     const slug = namespaceSlug(raw);
     if (slug !== undefined) {

@@ -74,6 +74,18 @@ describe("SVC_AUTH=keys-everywhere", () => {
     expect(await code(res)).toBe("unauthorized");
   });
 
+  test("the Bearer scheme is read in any case and with extra spaces; other schemes are refused", async () => {
+    const { t, dictate } = withKeys();
+    for (const authorization of [`bearer ${dictate}`, `Bearer   ${dictate}`, `BEARER ${dictate}  `]) {
+      expect((await t.request("/api/history", { headers: { authorization } })).status).toBe(200);
+    }
+    for (const authorization of [`Basic ${dictate}`, `Bearer ${dictate}x`, `Bearer${dictate}`, "Bearer "]) {
+      const res = await t.request("/api/history", { headers: { authorization } });
+      expect(res.status).toBe(401);
+      expect(await code(res)).toBe("unauthorized");
+    }
+  });
+
   test("GET /api/health and the login routes stay open", async () => {
     const { t } = withKeys();
     expect((await t.request("/api/health")).status).toBe(200);
@@ -340,5 +352,29 @@ describe("a key made beside the running server", () => {
       stderr: quiet,
     });
     expect((await t.request("/api/history", { headers: bearer(key.trim()) })).status).toBe(200);
+  });
+});
+
+describe("a revoked key", () => {
+  test("is refused on its next request, though it was the key used last", async () => {
+    const { t, dictate } = withKeys();
+    for (let i = 0; i < 3; i++)
+      expect((await t.request("/api/history", { headers: bearer(dictate) })).status).toBe(200);
+    // Revoked with no other key used in between (as the API's DELETE would be, by an admin key).
+    expect(t.access.revokeKey("phone")).toBe(true);
+    const res = await t.request("/api/history", { headers: bearer(dictate) });
+    expect(res.status).toBe(401);
+    expect(await code(res)).toBe("unauthorized");
+  });
+
+  test("by svc keys revoke beside the running server, is refused within the cache's second", async () => {
+    const dbPath = join(tmpdir(), `svc-access-${crypto.randomUUID()}.db`);
+    const t = createTestApp({ auth: "keys-everywhere", dbPath });
+    const { key } = t.access.createKey("laptop", "dictate");
+    expect((await t.request("/api/history", { headers: bearer(key) })).status).toBe(200);
+    const quiet = { write: () => true };
+    runKeysCommand(["revoke", "laptop"], dbPath, { stdout: quiet, stderr: quiet });
+    await Bun.sleep(1100);
+    expect((await t.request("/api/history", { headers: bearer(key) })).status).toBe(401);
   });
 });
