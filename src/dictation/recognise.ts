@@ -137,6 +137,11 @@ export interface Recognizer {
   activeEngine(): Promise<EngineRef>;
   /** Whether the engine has nothing running or waiting (a live partial only fills idle time). */
   isIdle(): boolean;
+  /**
+   * Whether a piece goes to the engine as it is (no plugin `beforeTranscribe` hook is registered),
+   * so that a guess over exactly a piece's audio answers what the committed piece would.
+   */
+  plainPieces(): boolean;
 }
 
 export interface Recognition extends Recognizer {
@@ -347,5 +352,6 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
       const { running, queued } = deps.scheduler.stats();
       return running === 0 && queued.interactive === 0 && queued.batch === 0;
     },
+    plainPieces: () => (deps.beforeTranscribe?.() ?? []).length === 0,
   };
 }

@@ -139,6 +139,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     recognisePiece: recognition.recognisePiece,
     activeEngine: recognition.activeEngine,
     isIdle: recognition.isIdle,
+    plainPieces: recognition.plainPieces,
     complete: completion.complete,
     newDictation: deps.newDictation,
     notify: (event) => deps.notify?.(event),

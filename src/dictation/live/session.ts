@@ -5,8 +5,8 @@ import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineId } from "../engines/types.ts";
-import type { EngineRef, HookContext, Recognizer } from "../recognise.ts";
-import { noTimings, type Transcription } from "../result.ts";
+import type { EngineRef, HookContext, Recognised, Recognizer } from "../recognise.ts";
+import { noTimings, type Timings, type Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
 import { createPcmBuffer } from "./pcm-buffer.ts";
@@ -81,6 +81,18 @@ export interface LiveSession {
   readonly heldSeconds: number;
 }
 
+/** A piece recognised while its closing pause was still being heard (see `anticipate`). */
+interface Early {
+  /** The region it is for: where it starts, and where it ends if the pause closes it. */
+  startMs: number;
+  endMs: number;
+  controller: AbortController;
+  /** Its engine time; the piece's own if adopted, a guess's if dropped. */
+  spent: Timings;
+  /** null: it yielded to other work or failed, and the piece is recognised as usual. */
+  result: Promise<Recognised | null>;
+}
+
 /** What guesses may use before the first committed piece has measured the engine: ms per second heard. */
 const guessFloorMsPerSecond = 100;
 
@@ -132,6 +144,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
    * fits the budget, so guesses stay within it rather than overshoot it by one each time.
    */
   let lastGuessMs = 0;
+  /** The piece a pause is about to close, already being recognised (see `anticipate`). */
+  let early: Early | null = null;
   transcriber.notify?.({ type: "recordingStarted" });
 
   function fail(error: unknown): void {
@@ -146,17 +160,13 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     [options.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined;
   const choice = { engine: options.engine, model: options.model, keywords: options.keywords };
 
-  async function recognise(region: SpeechRegion, pcm: Float32Array): Promise<void> {
+  async function recognise(
+    region: SpeechRegion,
+    pcm: Float32Array,
+    anticipated: Early | null,
+  ): Promise<void> {
     if (controller.signal.aborted) return;
-    const piece = await transcriber.recognisePiece({
-      pcm,
-      language,
-      ...choice,
-      prompt: promptNow(),
-      hooks,
-      signal: controller.signal,
-      timings,
-    });
+    const piece = (anticipated && (await adopt(anticipated))) ?? (await recognisePiece(pcm));
     // The engine that heard the dictation names it; a plugin only when it answered every piece.
     const answeredByPlugin = piece.engine.model.startsWith("plugin:");
     if (engine === null || !answeredByPlugin) engine = piece.engine;
@@ -167,6 +177,87 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (!controller.signal.aborted) options.onSegment?.({ text: piece.text, ...region });
   }
 
+  const recognisePiece = (pcm: Float32Array) =>
+    transcriber.recognisePiece({
+      pcm,
+      language,
+      ...choice,
+      prompt: promptNow(),
+      hooks,
+      signal: controller.signal,
+      timings,
+    });
+
+  /** The early recognition of a piece, as its committed result; null when it yielded or failed. */
+  async function adopt(anticipated: Early): Promise<Recognised | null> {
+    const piece = await anticipated.result;
+    // A hook registered since (or a dictation it ended) must see the piece as every piece is seen.
+    if (piece === null || !transcriber.plainPieces() || hooks.dictation.ended) return null;
+    timings.queue += anticipated.spent.queue;
+    timings.engine += anticipated.spent.engine;
+    return piece;
+  }
+
+  /** Stops an early recognition whose pause did not close its piece; its cost counts as a guess's. */
+  function dropEarly(): void {
+    const dropped = early;
+    if (!dropped) return;
+    early = null;
+    dropped.controller.abort();
+    void dropped.result.then(() => {
+      guessedMs += dropped.spent.engine;
+    });
+  }
+
+  /**
+   * Recognises the piece being closed before the detector has heard all of its closing pause: once
+   * the pause has lasted as long as the padding after speech, the piece's audio is exactly what
+   * the detector will answer if the pause goes on, so the engine starts on it at once (in the
+   * guess lane: it yields to any other work). If the pause closes the piece, that result is the
+   * piece's; if speech resumes first, it is dropped. Only while the engine has nothing else to do
+   * for this dictation, and only where a piece goes to the engine as it is (no plugin hook, which
+   * must see each piece once): it saves the rest of the pause on the last piece, what the person
+   * waits for after stop.
+   */
+  function anticipate(): void {
+    if (state !== "open" || pending > 0) return;
+    const open = vad.open();
+    const endsAtMs = open?.endsAtMs ?? null;
+    if (early) {
+      if (open?.startMs !== early.startMs || endsAtMs !== early.endMs) dropEarly();
+      return;
+    }
+    if (!open?.confirmed || endsAtMs === null || ms(judged) < endsAtMs) return;
+    const startMs = Math.max(committedMs, open.startMs);
+    if (endsAtMs - startMs < minPartialMs || !transcriber.plainPieces()) return;
+    // A guess at the same audio would tell nothing more.
+    partial?.abort();
+    const stopper = new AbortController();
+    const spent = noTimings();
+    const before = commits;
+    const result = transcriber
+      .recognisePiece({
+        pcm: audio.slice(startMs, endsAtMs),
+        language,
+        ...choice,
+        prompt: promptNow(),
+        hooks: null,
+        guess: true,
+        signal: AbortSignal.any([controller.signal, stopper.signal]),
+        timings: spent,
+      })
+      .then(
+        (piece) => {
+          // Still open: what the piece will say, shown as the guess it is until the pause closes it.
+          if (early?.controller === stopper && commits === before && state === "open" && piece.text !== "")
+            options.onPartial?.(piece.text);
+          return piece;
+        },
+        () => null,
+      );
+    early = { startMs: open.startMs, endMs: endsAtMs, controller: stopper, spent, result };
+  }
+
   function enqueue(regions: SpeechRegion[]): void {
     for (const region of regions) {
       // Cut now: the audio before the detector's horizon is forgotten once this step ends.
@@ -174,10 +265,19 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       pending++;
       committedMs = Math.max(committedMs, region.endMs);
       partial?.abort();
+      const anticipated =
+        early && early.startMs === region.startMs && early.endMs === region.endMs ? early : null;
+      if (anticipated) early = null;
+      else dropEarly();
       work = work
-        .then(() => recognise(region, pcm))
+        .then(() => recognise(region, pcm, anticipated))
         .catch(fail)
-        .finally(() => pending--);
+        .finally(() => {
+          pending--;
+          // The engine is free: the piece now pausing may start early. In the detector's order, so
+          // that it reads the detector between steps, never with a closed region not yet queued.
+          if (pending === 0) detecting = detecting.then(anticipate).catch(fail);
+        });
     }
   }
 
@@ -187,7 +287,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
    */
   function guess(): void {
     const { onPartial } = options;
-    if (!onPartial || state !== "open" || partial || pending > 0) return;
+    if (!onPartial || state !== "open" || partial || early || pending > 0) return;
     const open = vad.open();
     if (!open?.confirmed) return;
     // Only audio the detector has judged: a guess must not run ahead of a pause it has not seen.
@@ -235,6 +335,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   function detect(step: () => Promise<SpeechRegion[]>): Promise<void> {
     detecting = detecting.then(async () => {
       if (!controller.signal.aborted) enqueue(await step());
+      anticipate();
       guess();
       audio.dropBefore(vad.horizonMs());
     });

@@ -66,6 +66,13 @@ export function createRegionTracker(options: RegionOptions = defaultRegionOption
     get openStartMs(): number | null {
       return start === null ? null : Math.max(0, lastEnd, start - options.padMs);
     },
+    /**
+     * Where the open region will end (padded, as `push` will report it) if the pause now under way
+     * lasts long enough to close it; `null` while speech goes on or nobody speaks.
+     */
+    get pauseEndMs(): number | null {
+      return start === null || silenceFrom === null ? null : silenceFrom + options.padMs;
+    },
     /** No region closed from now on starts before this: the audio before it is never asked for. */
     get horizonMs(): number {
       return Math.max(0, lastEnd, (start ?? frames * FRAME_MS) - options.padMs);

@@ -19,6 +19,19 @@ export interface VadOptions {
 }
 
 /** One stream of 16 kHz mono audio, fed in chunks of any length. */
+/** The speech being spoken, as far as the detector has scored the audio. */
+export interface OpenRegion {
+  /** Where its region starts (padded). */
+  startMs: number;
+  /** It has lasted long enough to count as speech. */
+  confirmed: boolean;
+  /**
+   * Where the region will end if the pause now under way closes it (its padded end, as `push` will
+   * answer it); null while speech goes on. Absent: this detector cannot tell in advance.
+   */
+  endsAtMs?: number | null;
+}
+
 export interface VadStream {
   /** Scores the new audio; answers the regions whose closing pause it completed. */
   push(pcm: Float32Array): Promise<SpeechRegion[]>;
@@ -26,9 +39,10 @@ export interface VadStream {
   end(): Promise<SpeechRegion[]>;
   /**
    * The speech being spoken in the audio scored so far: where its region starts and whether it
-   * has lasted long enough to count; `null` during a pause.
+   * has lasted long enough to count, and where a pause under way would end it; `null` while
+   * nobody speaks (a pause long enough closed the region).
    */
-  open(): { startMs: number; confirmed: boolean } | null;
+  open(): OpenRegion | null;
   /** No region answered from now on starts before this many ms: earlier audio may be forgotten. */
   horizonMs(): number;
   /** Scores nothing more: audio pushed and not yet scored is dropped (its dictation was cancelled). */
@@ -168,7 +182,9 @@ export function createVad(options: VadOptions = {}): Vad {
       },
       open() {
         const startMs = tracker.openStartMs;
-        return startMs === null ? null : { startMs, confirmed: tracker.confirmed };
+        return startMs === null
+          ? null
+          : { startMs, confirmed: tracker.confirmed, endsAtMs: tracker.pauseEndMs };
       },
       horizonMs: () => tracker.horizonMs,
       cancel() {

@@ -40,6 +40,7 @@ function driverFor(
     }),
     activeEngine: async () => ({ id: "sphinx", model: "m" }),
     isIdle: () => true,
+    plainPieces: () => true,
     newDictation: () => createDictationApi(),
     async complete(input) {
       completed.push(input);

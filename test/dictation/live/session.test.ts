@@ -15,8 +15,11 @@ import { until } from "../../helpers/until.ts";
 
 const rate = 16_000;
 
-/** Speech regions of nonzero samples, closed by 1600 zeros; ms on the stream's timeline. */
-function fakeVad(): VadStream {
+/**
+ * Speech regions of nonzero samples, closed by 1600 zeros; ms on the stream's timeline. `foresees`:
+ * during a pause it tells where the region will end if the pause closes it, as Silero's does.
+ */
+function fakeVad(foresees = false): VadStream {
   let at = 0;
   let start: number | null = null;
   let zeros = 0;
@@ -41,7 +44,14 @@ function fakeVad(): VadStream {
       start = null;
       return open;
     },
-    open: () => (start === null ? null : { startMs: ms(start), confirmed: true }),
+    open: () =>
+      start === null
+        ? null
+        : {
+            startMs: ms(start),
+            confirmed: true,
+            ...(foresees ? { endsAtMs: zeros > 0 ? ms(at - zeros) : null } : {}),
+          },
     horizonMs: () => ms(start ?? at),
     cancel() {},
   };
@@ -62,6 +72,8 @@ function harness(
     /** Each call takes this long (engine time the session counts). */
     costMs?: number;
     partialBudget?: number;
+    /** The detector tells where a pause under way would end the open region. */
+    foresees?: boolean;
   } = {},
 ) {
   const calls: { samples: number; prompt: string | undefined }[] = [];
@@ -142,7 +154,7 @@ function harness(
   const partials: string[] = [];
   const session = createLiveSession({
     transcriber,
-    vad: fakeVad(),
+    vad: fakeVad(options.foresees),
     model: options.model,
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
@@ -458,5 +470,67 @@ describe("createLiveSession", () => {
     expect(await guesses(3)).toBe(1);
     expect(await guesses(1000)).toBe(2);
     expect(await guesses(0)).toBe(0);
+  });
+
+  test("recognises a piece while its closing pause is heard, and that is the piece's result", async () => {
+    const h = harness({ foresees: true, partials: true, costMs: 20 });
+    // 50 ms into the pause: the region would end at 500 ms if the pause goes on.
+    h.session.push(join(word(3), pause(0.05)));
+    await until(() => h.calls.length === 1);
+    expect(h.calls[0]?.samples).toBe(0.5 * rate);
+    await until(() => h.partials.length === 1);
+    expect(h.segments).toEqual([]);
+    h.session.push(pause(0.15));
+    await until(() => h.segments.length === 1);
+    expect(h.segments).toEqual([{ text: "w3", startMs: 0, endMs: 500 }]);
+    const final = await h.session.stop();
+    // The engine heard the piece once: the early result is the committed one.
+    expect(h.calls).toHaveLength(1);
+    expect(h.partials).toEqual(["w3"]);
+    expect(final.raw).toBe("w3");
+    // Its engine time is the dictation's, not a guess's.
+    expect(final.timings.engine).toBeGreaterThanOrEqual(15);
+  });
+
+  test("drops the early result when speech resumes before the pause closes the piece", async () => {
+    const h = harness({ foresees: true, gate: new Promise(() => {}) });
+    h.session.push(join(word(3), pause(0.05)));
+    await until(() => h.calls.length === 1);
+    // The speaker goes on: the region grows, and what was recognised early no longer is the piece.
+    h.session.push(word(4));
+    await until(() => h.aborted() === 1);
+    const final = h.session.stop();
+    await until(() => h.calls.length === 2);
+    expect(h.calls[1]?.samples).toBe(1.05 * rate);
+    expect(h.segments).toEqual([]);
+    h.session.cancel();
+    await final.catch(() => {});
+  });
+
+  test("a stop during the closing pause takes the early result: the engine runs no second time", async () => {
+    const h = harness({ foresees: true, costMs: 30 });
+    stream(h.session, join(word(1), pause(), word(2), pause(0.05)));
+    // The second piece is being recognised before stop, 50 ms into its pause.
+    await until(() => h.calls.length === 2);
+    const final = await h.session.stop();
+    expect(final.raw).toBe("w1 w2");
+    expect(h.calls.map((call) => call.samples)).toEqual([0.5 * rate, 0.5 * rate]);
+    expect(h.prompts).toEqual([undefined, "w1"]);
+    expect(h.segments.at(-1)).toEqual({ text: "w2", startMs: 700, endMs: 1200 });
+  });
+
+  test("recognises nothing early where a beforeTranscribe hook must see each piece", async () => {
+    const seen: number[] = [];
+    const h = harness({
+      foresees: true,
+      hooks: [{ pluginName: "@fx/seeing", run: ({ durationMs }) => void seen.push(durationMs) }],
+    });
+    stream(h.session, join(word(1), pause(0.05)));
+    await Bun.sleep(20);
+    expect(h.calls).toEqual([]);
+    stream(h.session, pause(0.15));
+    await h.session.stop();
+    expect(seen).toEqual([500]);
+    expect(h.calls).toHaveLength(1);
   });
 });
