@@ -55,7 +55,7 @@ export interface LiveSessionOptions {
   /**
    * Engine time guesses may use, as a multiple of the time the committed pieces took (before the
    * first piece, of `guessFloorMsPerSecond` per second heard): the `live_partial_budget` setting,
-   * default 0.5. On a machine that gives svc less CPU each guess takes longer, so fewer run.
+   * default 0.35. On a machine that gives svc less CPU each guess takes longer, so fewer run.
    */
   partialBudget?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
@@ -136,7 +136,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let guessedPieceMs: number | null = null;
   let partial: AbortController | null = null;
   const partialEveryMs = options.partialEveryMs ?? 500;
-  const partialBudget = options.partialBudget ?? 0.5;
+  const partialBudget = options.partialBudget ?? 0.35;
   /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
   let guessedMs = 0;
   /**
@@ -290,6 +290,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (!onPartial || state !== "open" || partial || early || pending > 0) return;
     const open = vad.open();
     if (!open?.confirmed) return;
+    // A pause under way: the piece itself is about to be recognised (early, once the pause has
+    // lasted as long as the padding), and its text shown; a guess now would be thrown away.
+    if (open.endsAtMs != null && transcriber.plainPieces()) return;
     // Only audio the detector has judged: a guess must not run ahead of a pause it has not seen.
     const nowMs = ms(judged);
     const fromMs = Math.max(committedMs, open.startMs);
