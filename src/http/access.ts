@@ -90,7 +90,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     });
     return error;
   };
-  /** The peer's address and the throttle's wait for it, read only when a key is refused or throttled. */
+  /** The refusal for an address past its wrong keys a minute: retry after `wait` ms. */
   const tooManyAttempts = (info: RequestInfo, address: string, wait: number): AppError => {
     const seconds = Math.ceil(wait / 1000);
     return refuse(
