@@ -188,6 +188,23 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       timings,
     });
 
+  /**
+   * `pcm` recognised in the guess lane (it yields to any other work), until the session ends or
+   * `stop` aborts; its engine time goes to `spent`. Hooks see each piece once, when it is
+   * committed: a guess, and a piece recognised early, are the engine's alone.
+   */
+  const guessPiece = (pcm: Float32Array, stop: AbortSignal, spent: Timings) =>
+    transcriber.recognisePiece({
+      pcm,
+      language,
+      ...choice,
+      prompt: promptNow(),
+      hooks: null,
+      guess: true,
+      signal: AbortSignal.any([controller.signal, stop]),
+      timings: spent,
+    });
+
   /** The early recognition of a piece, as its committed result; null when it yielded or failed. */
   async function adopt(anticipated: Early): Promise<Recognised | null> {
     const piece = await anticipated.result;
@@ -235,26 +252,15 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     const stopper = new AbortController();
     const spent = noTimings();
     const before = commits;
-    const result = transcriber
-      .recognisePiece({
-        pcm: audio.slice(startMs, endsAtMs),
-        language,
-        ...choice,
-        prompt: promptNow(),
-        hooks: null,
-        guess: true,
-        signal: AbortSignal.any([controller.signal, stopper.signal]),
-        timings: spent,
-      })
-      .then(
-        (piece) => {
-          // Still open: what the piece will say, shown as the guess it is until the pause closes it.
-          if (early?.controller === stopper && commits === before && state === "open" && piece.text !== "")
-            options.onPartial?.(piece.text);
-          return piece;
-        },
-        () => null,
-      );
+    const result = guessPiece(audio.slice(startMs, endsAtMs), stopper.signal, spent).then(
+      (piece) => {
+        // Still open: what the piece will say, shown as the guess it is until the pause closes it.
+        if (early?.controller === stopper && commits === before && state === "open" && piece.text !== "")
+          options.onPartial?.(piece.text);
+        return piece;
+      },
+      () => null,
+    );
     early = { startMs: open.startMs, endMs: endsAtMs, controller: stopper, spent, result };
   }
 
@@ -306,18 +312,7 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     partial = guessing;
     const before = commits;
     const spent = noTimings();
-    transcriber
-      .recognisePiece({
-        pcm: audio.slice(fromMs, nowMs),
-        language,
-        ...choice,
-        prompt: promptNow(),
-        // Hooks see each piece once, when it is committed; a guess is the engine's alone.
-        hooks: null,
-        guess: true,
-        signal: AbortSignal.any([controller.signal, guessing.signal]),
-        timings: spent,
-      })
+    guessPiece(audio.slice(fromMs, nowMs), guessing.signal, spent)
       .then(
         (piece) => {
           lastGuessMs = spent.engine;
