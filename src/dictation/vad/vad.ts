@@ -18,7 +18,6 @@ export interface VadOptions {
   regions?: Partial<RegionOptions>;
 }
 
-/** One stream of 16 kHz mono audio, fed in chunks of any length. */
 /** The speech being spoken, as far as the detector has scored the audio. */
 export interface OpenRegion {
   /** Where its region starts (padded). */
@@ -32,6 +31,7 @@ export interface OpenRegion {
   endsAtMs?: number | null;
 }
 
+/** One stream of 16 kHz mono audio, fed in chunks of any length. */
 export interface VadStream {
   /** Scores the new audio; answers the regions whose closing pause it completed. */
   push(pcm: Float32Array): Promise<SpeechRegion[]>;
