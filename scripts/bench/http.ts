@@ -333,15 +333,14 @@ export async function run(): Promise<void> {
   const logs = mkdtempSync(join(existsSync("/dev/shm") ? "/dev/shm" : tmpdir(), "svc-bench-logs-"));
   try {
     pinSelf(LOAD_CORE);
-    if (process.env.BENCH_ONLY === "startup") {
-      // Only the compiled binary's start and idle memory, below.
-    } else if (process.env.BENCH_ONLY !== "access") {
+    // BENCH_ONLY=access: only what a key costs; =startup: only the binary's start and idle memory.
+    const only = process.env.BENCH_ONLY;
+    if (only !== "access" && only !== "startup") {
       await alone(oneAfterAnother(load), dir, logs);
       if (pinnable) await sideBySide(atOnce(load), dir, logs);
     }
-    if (process.env.BENCH_ONLY !== "startup")
-      await accessCost(pinnable ? atOnce(load) : oneAfterAnother(load), dir, logs);
-    if (process.env.BENCH_ONLY === "access") return;
+    if (only !== "startup") await accessCost(pinnable ? atOnce(load) : oneAfterAnother(load), dir, logs);
+    if (only === "access") return;
   } finally {
     pinSelf(undefined);
     rmSync(dir, { recursive: true, force: true });
