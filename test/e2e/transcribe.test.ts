@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
@@ -41,6 +41,18 @@ function mappedFromNodeModules(pid: number): string[] {
   return readFileSync(`/proc/${pid}/maps`, "utf8")
     .split("\n")
     .filter((line) => line.includes("node_modules"));
+}
+
+/**
+ * The sizes of the native addons (.node files, unpacked into the temporary folder) the process has
+ * mapped: whisper.cpp's builds are megabytes, the CPU probe that picks one tens of kilobytes.
+ */
+function mappedAddonSizes(pid: number): number[] {
+  const paths = readFileSync(`/proc/${pid}/maps`, "utf8")
+    .split("\n")
+    .map((line) => line.split(/\s+/).slice(5).join(" "))
+    .filter((path) => path.endsWith(".node"));
+  return [...new Set(paths)].map((path) => statSync(path).size);
 }
 
 describe("compiled binary transcription", () => {
@@ -213,6 +225,9 @@ describe("compiled binary start", () => {
     expect(ready()).toMatchObject([{ engine: "whisper" }]);
     expect(said("speech model loaded")).toEqual([]);
     expect(said("voice activity detector loaded")).toEqual([]);
+    // The start checked the processor with the small probe, and loaded no whisper.cpp build.
+    const megabyte = 1024 * 1024;
+    expect(mappedAddonSizes(own.proc.pid).filter((size) => size >= megabyte)).toEqual([]);
     const answer = await fetch(`${own.url}/api/transcribe`, {
       method: "POST",
       headers: { "content-type": "audio/wav" },
@@ -220,6 +235,7 @@ describe("compiled binary start", () => {
     });
     expect(answer.status).toBe(200);
     expect(said("speech model loaded")).toMatchObject([{ engine: "whisper" }]);
+    expect(mappedAddonSizes(own.proc.pid).filter((size) => size >= megabyte)).toHaveLength(1);
     expect(await own.stop()).toBe(0);
   }, 30_000);
 });

@@ -137,12 +137,16 @@ export function describeWhisperBuild(): string {
   return count > 1 ? `${build}, the best of ${count} builds for this CPU` : build;
 }
 
-function load(): WhisperAddon {
+let picked: WhisperBuild | undefined;
+
+/** The build for the best CPU level this processor supports, from the small CPU probe alone. */
+function pick(): WhisperBuild {
+  if (picked) return picked;
   const builds = buildsFor(runtimePlatform);
   // macOS and Windows from source: smart-whisper's own build for the machine (scripts/whisper-addon.mjs).
   if (builds.length === 0) {
-    chosen = { name: "native", label: "built for this machine", needs: [] };
-    return requireNative("native") as WhisperAddon;
+    picked = { name: "native", label: "built for this machine", needs: [] };
+    return picked;
   }
   const features = cpuFeatures();
   const build = chooseBuild(builds, features);
@@ -150,9 +154,37 @@ function load(): WhisperAddon {
     const needs = builds.at(-1)?.needs.filter((feature) => !features.has(feature)) ?? [];
     throw new Error(`no whisper.cpp build svc carries runs on this CPU, which lacks ${needs.join(", ")}`);
   }
+  picked = build;
+  return build;
+}
+
+function load(): WhisperAddon {
+  const build = pick();
   const native = requireNative(build.name) as WhisperAddon;
   chosen = build;
   return native;
+}
+
+function unavailable(error: unknown): AppError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new AppError("engine_unavailable", `The whisper engine is not available: ${reason}`, {
+    details: { engine: "whisper", hint: hintFor(reason) },
+    cause: error,
+  });
+}
+
+/**
+ * What svc checks at start, without loading whisper.cpp (megabytes that wait for the first
+ * dictation): that this processor has a build, and that the probe itself can be unpacked and run.
+ * Throws loadWhisperAddon's error when not.
+ */
+export function assertWhisperBuild(): void {
+  if (addon) return;
+  try {
+    pick();
+  } catch (error) {
+    throw unavailable(error);
+  }
 }
 
 /**
@@ -178,9 +210,5 @@ export function loadWhisperAddon(): WhisperAddon {
       else env.NODE_ENV = nodeEnv;
     }
   }
-  const reason = loadError instanceof Error ? loadError.message : String(loadError);
-  throw new AppError("engine_unavailable", `The whisper engine is not available: ${reason}`, {
-    details: { engine: "whisper", hint: hintFor(reason) },
-    cause: loadError,
-  });
+  throw unavailable(loadError);
 }

@@ -2,7 +2,7 @@ import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
 import type { EngineContext, EngineDefinition, EngineModel } from "../definition.ts";
 import { whisperLanguageCodes } from "../languages.ts";
-import { loadWhisperAddon } from "./binding.ts";
+import { assertWhisperBuild } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
 import { modelLanguages } from "./ggml-model.ts";
 import type { ModelPreset } from "./models/presets.ts";
@@ -73,9 +73,9 @@ export const whisperEngine: EngineDefinition = {
   modelPerRequest: true,
   select({ settings, models }, requested) {
     if (requested !== undefined) assertModelId(requested);
-    // The library first (cheap, loaded once): a CPU or system it cannot run on is the operator's to
-    // hear about at start, not at the first dictation.
-    loadWhisperAddon();
+    // The processor first: a CPU no build runs on is the operator's to hear about at start, not at
+    // the first dictation. The library itself loads with the engine (createWhisperEngine).
+    assertWhisperBuild();
     const model = requested ?? settings.get("stt_model");
     const path = models.pathFor(model);
     let mtime: number;

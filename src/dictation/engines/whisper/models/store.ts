@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../../../errors.ts";
@@ -146,7 +145,7 @@ async function importModel(store: ModelStore, source: string, name?: string): Pr
   let id = name ?? idFromFileName(basename(source));
   assertModelId(id);
   store.ensureDir();
-  const temporary = join(store.dir, `.import-${randomUUID()}.partial`);
+  const temporary = join(store.dir, `.import-${crypto.randomUUID()}.partial`);
   try {
     const { sha256, size } = await copyHashing(source, temporary);
     // A renamed upstream file is recognised by its bytes unless the caller chose the name.
