@@ -1,4 +1,3 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
 import * as v from "valibot";
 
 // A key is `svck_` + a 12-hex-digit id (how svc finds its record) + 256 random bits in base64url.
@@ -21,6 +20,9 @@ export const keyNameSchema = v.pipe(
     "a key name is 1 to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit",
   ),
 );
+
+// Web Crypto and Bun's own: node:crypto would load its whole module (streams included) at start.
+const randomBytes = (count: number): Buffer => Buffer.from(crypto.getRandomValues(new Uint8Array(count)));
 
 export const sha256 = (text: string): Uint8Array => Bun.CryptoHasher.hash("sha256", text) as Uint8Array;
 
@@ -48,7 +50,7 @@ export const isKeyShaped = (presented: string): boolean => keyShape.test(present
 /** Whether the presented key hashes to `stored`, compared in constant time. */
 export function keyMatches(presented: string, stored: Uint8Array): boolean {
   const hash = sha256(presented);
-  return hash.length === stored.length && timingSafeEqual(hash, stored);
+  return hash.length === stored.length && crypto.timingSafeEqual(hash, stored);
 }
 
 const encoder = new TextEncoder();

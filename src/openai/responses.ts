@@ -1,6 +1,5 @@
 // Renders a transcription in OpenAI's response formats: json, text, srt, vtt, verbose_json
 // (`stream=true` is stream.ts).
-import { gzipSync } from "node:zlib";
 import { WHISPER_LANGUAGES } from "../dictation/engines/languages.ts";
 import type { TranscriptSegment } from "../dictation/engines/types.ts";
 import type { Transcription } from "../dictation/result.ts";
@@ -31,7 +30,7 @@ export function timedSegments(result: Transcription): TranscriptSegment[] {
 /** zlib's ratio for the text, as whisper reports it: high values mean repetition loops. */
 function compressionRatio(text: string): number {
   const bytes = Buffer.byteLength(text);
-  return bytes === 0 ? 0 : Math.round((bytes / gzipSync(text).length) * 1000) / 1000;
+  return bytes === 0 ? 0 : Math.round((bytes / Bun.gzipSync(text).length) * 1000) / 1000;
 }
 
 function verboseJson(
