@@ -14,6 +14,9 @@ export type Platform = keyof typeof platforms;
 
 export const isPlatform = (name: string): name is Platform => name in platforms;
 
+/** How much more reluctant the JIT is while svc starts (Bun.unsafe.setJITPolicy). */
+const startJitPolicy = 10;
+
 // Optional codecs that audio-decode imports only when present.
 const externals = ["@audio/decode-ape"];
 
@@ -50,6 +53,11 @@ export function compileArgs(platform: Platform, outfile: string, entry = "src/ma
     // Lazily imported modules (the compressed-audio codecs: about 9 MB of inlined WASM) become
     // chunks that are read only when first used, instead of pages every process touches at start.
     "--splitting",
+    // The start runs much code once (thousands of valibot schemas, the migrations): at the normal
+    // policy the JIT compiles some of it, which costs megabytes of memory for code that never runs
+    // again. The binary starts reluctant; main.ts restores the normal policy once svc is up, and
+    // for the commands that do heavy work in JavaScript.
+    `--compile-jit-policy=${startJitPolicy}`,
     // A binary must behave the same wherever it is started: no .env or bunfig.toml from the cwd.
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",

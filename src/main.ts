@@ -131,7 +131,12 @@ async function serve(env: Env): Promise<number> {
   });
   // After the signal handlers (waitForShutdown installs them): a stop that follows its lines at once
   // must find them.
-  setImmediate(() => dictation.check());
+  setImmediate(() => {
+    dictation.check();
+    // The start is over: from here on, code runs again and again, and earns the JIT's normal
+    // policy (the binary starts with a reluctant one, scripts/compile.ts).
+    Bun.unsafe.setJITPolicy(1);
+  });
   announceAccess(runtime, config, server.port ?? config.port, logger);
   // Start-up lines are not held back: whoever started svc is waiting for them.
   logger.flush();
@@ -350,8 +355,10 @@ export async function main(argv: string[], env: Env): Promise<number> {
       // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
     case "transcribe":
+      Bun.unsafe.setJITPolicy(1);
       return runOffline(runTranscribeCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "dictate":
+      Bun.unsafe.setJITPolicy(1);
       return runOffline(runDictateCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
@@ -359,6 +366,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runKeys(env, argv.slice(argv.indexOf(command) + 1));
     // Not for people: the voice-activity detector's own process (dictation/vad/silero.ts starts it).
     case SILERO_COMMAND:
+      Bun.unsafe.setJITPolicy(1);
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();
     case "version":
       return printVersion();
