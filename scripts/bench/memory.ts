@@ -187,19 +187,24 @@ async function keepAlive(): Promise<void> {
     const cold = await timed(probe);
     const warmMs = await timed(probe);
     probe.record("two whisper dictations (model and detector loaded)");
-    let after = Number.POSITIVE_INFINITY;
-    for (let waited = 0; waited <= (KEEP_ALIVE_S + 10) * 1000 && after > idle * 1.3; waited += 500) {
+    // Sampled until keep_alive + 10 s: when RSS first came within 1.3× idle, and where it stands then.
+    const released = performance.now();
+    let withinMs = Number.NaN;
+    for (let waited = 0; waited < (KEEP_ALIVE_S + 10) * 1000; waited += 500) {
       await Bun.sleep(500);
-      after = memoryMb(server.proc.pid).rss;
+      if (Number.isNaN(withinMs) && memoryMb(server.proc.pid).rss <= idle * 1.3) {
+        withinMs = performance.now() - released;
+      }
     }
-    probe.record(`keep_alive (${KEEP_ALIVE_S} s) passed`);
+    const after = probe.record(`keep_alive (${KEEP_ALIVE_S} s) + 10 s`);
     const again = await timed(probe);
     probe.record("the next dictation (loaded again)");
     console.log(`\nkeep_alive: the compiled binary, synthetic tiny.en (75 MB), keep_alive ${KEEP_ALIVE_S} s`);
     table(probe.rows);
     table([
       ["measure", "value", "target"],
-      ["RSS after keep_alive ÷ idle", fmt(after / idle, 2), "≤ 1.3 within keep_alive + 10 s"],
+      ["RSS at keep_alive + 10 s ÷ idle", fmt(after / idle, 2), "≤ 1.3"],
+      ["first within 1.3× idle after", `${fmt(withinMs / 1000, 1)} s`, `≤ ${KEEP_ALIVE_S + 10} s`],
       ["first dictation, cold (loads model and detector)", `${fmt(cold, 0)} ms`, ""],
       ["the same dictation, warm", `${fmt(warmMs, 0)} ms`, ""],
       ["after keep_alive, cold again", `${fmt(again, 0)} ms`, ""],
@@ -215,6 +220,8 @@ async function keepAlive(): Promise<void> {
 export async function run(): Promise<void> {
   await build();
   await keepAlive();
+  // BENCH_ONLY=keep_alive: only that part (a minute, against the mixed rounds' four).
+  if (process.env.BENCH_ONLY === "keep_alive") return;
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-memory-"));
   const models = join(dir, "models");
   mkdirSync(models);
