@@ -117,12 +117,12 @@ function hintFor(reason: string): string {
 }
 
 let addon: WhisperAddon | undefined;
-let chosen: WhisperBuild | undefined;
 let loadError: unknown;
+let picked: WhisperBuild | undefined;
 
 /** The whisper.cpp build in use (after the first load), for the log and `svc version`. */
 export function whisperBuild(): WhisperBuild | undefined {
-  return chosen;
+  return addon && picked;
 }
 
 /** One line for `svc version`: the build this CPU gets, or why there is none. */
@@ -133,11 +133,9 @@ export function describeWhisperBuild(): string {
     return error instanceof Error ? error.message : String(error);
   }
   const count = buildsFor(runtimePlatform).length;
-  const build = `${chosen?.name} (${chosen?.label})`;
+  const build = `${picked?.name} (${picked?.label})`;
   return count > 1 ? `${build}, the best of ${count} builds for this CPU` : build;
 }
-
-let picked: WhisperBuild | undefined;
 
 /** The build for the best CPU level this processor supports, from the small CPU probe alone. */
 function pick(): WhisperBuild {
@@ -158,12 +156,7 @@ function pick(): WhisperBuild {
   return build;
 }
 
-function load(): WhisperAddon {
-  const build = pick();
-  const native = requireNative(build.name) as WhisperAddon;
-  chosen = build;
-  return native;
-}
+const load = (): WhisperAddon => requireNative(pick().name) as WhisperAddon;
 
 function unavailable(error: unknown): AppError {
   const reason = error instanceof Error ? error.message : String(error);
