@@ -323,6 +323,8 @@ function printVersion(): number {
   return 0;
 }
 
+const hotCommands = new Set(["transcribe", "dictate", SILERO_COMMAND]);
+
 export async function main(argv: string[], env: Env): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -344,6 +346,9 @@ export async function main(argv: string[], env: Env): Promise<number> {
     process.stdout.write(`${(positionals.length > 0 && commandHelp[command]) || mainHelp}\n`);
     return 0;
   }
+  // These commands' work is hot loops in JavaScript (decoding, resampling, the detector): the JIT's
+  // normal policy from the start. The server sets it once it listens; the rest run briefly.
+  if (hotCommands.has(command)) Bun.unsafe.setJITPolicy(1);
   switch (command) {
     case "serve":
       return serve(env);
@@ -355,10 +360,8 @@ export async function main(argv: string[], env: Env): Promise<number> {
       // Raw arguments: the subcommand's own options (--url, --sha256, --name) take values.
       return runModels(env, argv.slice(argv.indexOf(command) + 1));
     case "transcribe":
-      Bun.unsafe.setJITPolicy(1);
       return runOffline(runTranscribeCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "dictate":
-      Bun.unsafe.setJITPolicy(1);
       return runOffline(runDictateCommand, env, argv.slice(argv.indexOf(command) + 1));
     case "plugins":
       return runPluginsCommand(argv.slice(argv.indexOf(command) + 1), env);
@@ -366,7 +369,6 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return runKeys(env, argv.slice(argv.indexOf(command) + 1));
     // Not for people: the voice-activity detector's own process (dictation/vad/silero.ts starts it).
     case SILERO_COMMAND:
-      Bun.unsafe.setJITPolicy(1);
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();
     case "version":
       return printVersion();
