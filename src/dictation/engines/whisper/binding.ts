@@ -172,7 +172,6 @@ function unavailable(error: unknown): AppError {
  * Throws loadWhisperAddon's error when not.
  */
 export function assertWhisperBuild(): void {
-  if (addon) return;
   try {
     pick();
   } catch (error) {
