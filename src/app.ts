@@ -13,6 +13,7 @@ import { createAuthThrottle } from "./http/auth-throttle.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
+import { rawPath, routePath } from "./http/raw-path.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
@@ -121,8 +122,8 @@ const isApiPath = (path: string) =>
 /**
  * Who a request is for (SVC_AUTH): its documented route's `access` (admin when it names none), a
  * plugin's route as its manifest marks it (admin unless marked for dictate), any key for an unknown
- * API path (which answers 404 or 405), anyone for the console's pages and a preflight. The path is
- * decoded as the router decodes it, so no spelling of an admin route passes as another.
+ * API path (which answers 404 or 405), anyone for the console's pages and a preflight. `path` is the
+ * router's own (`routePath`, the app's getPath), so no spelling of an admin route passes as another.
  */
 function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
   // By method, then path: no key string is built per request.
@@ -133,26 +134,18 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
   let lastMethod = "";
   let lastPath = "";
   let lastAccess: RouteAccess = "admin";
-  const remember = (method: string, raw: string, access: RouteAccess): RouteAccess => {
+  const remember = (method: string, path: string, access: RouteAccess): RouteAccess => {
     lastMethod = method;
-    lastPath = raw;
+    lastPath = path;
     lastAccess = access;
     return access;
   };
-  return (method: string, raw: string): RouteAccess => {
-    if (raw === lastPath && method === lastMethod) return lastAccess;
-    if (method === "OPTIONS" || !isApiPath(raw)) return "open";
+  return (method: string, path: string): RouteAccess => {
+    if (path === lastPath && method === lastMethod) return lastAccess;
+    if (method === "OPTIONS" || !isApiPath(path)) return "open";
     let paths = known.get(method);
-    const cached = paths?.get(raw);
-    if (cached !== undefined) return remember(method, raw, cached);
-    let path = raw;
-    if (raw.includes("%")) {
-      try {
-        path = decodeURI(raw);
-      } catch {
-        return "admin";
-      }
-    }
+    const cached = paths?.get(path);
+    if (cached !== undefined) return remember(method, path, cached);
     const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
     const route = docs.routeAt(method === "HEAD" ? "GET" : method, trimmed);
     if (route) {
@@ -166,14 +159,14 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
         paths = new Map();
         known.set(method, paths);
       }
-      paths.set(raw, access);
+      paths.set(path, access);
       size += 1;
-      return remember(method, raw, access);
+      return remember(method, path, access);
     }
-    const slug = namespaceSlug(raw);
+    const slug = namespaceSlug(path);
     if (slug !== undefined) {
       const plugin = plugins.find(slug);
-      const rest = raw.slice(`${pluginNamespace}${slug}`.length) || "/";
+      const rest = path.slice(`${pluginNamespace}${slug}`.length) || "/";
       return plugin && marksForDictate(plugin.manifest, method, rest) ? "dictate" : "admin";
     }
     // A plugin namespace spelled some other way, or no route at all: any key may learn it is not there.
@@ -181,9 +174,19 @@ function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
   };
 }
 
+/**
+ * The router's path: the same function the request context gives the access gate, so the gate
+ * decides on exactly the path that is routed. A path that is not canonical never reaches the
+ * router (the context refuses it first); should one ever, it is routed as it came, undecoded.
+ */
+const routerPath = (request: Request): string => {
+  const raw = rawPath(request.url);
+  return routePath(raw) ?? raw;
+};
+
 /** Builds the HTTP application from its dependencies; does no I/O of its own. */
 export function createApp(deps: AppDeps) {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ getPath: routerPath });
   const throttle = createAuthThrottle(deps.authMaxFailures ?? 10);
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
   // route and a 404 beside it all render in it, each once.

@@ -17,6 +17,11 @@ export const errorCodes = {
   },
   invalid_query: { status: 400, summary: "a query parameter is invalid" },
   invalid_path: { status: 400, summary: "the path is not valid percent-encoded UTF-8, or holds a NUL byte" },
+  non_canonical_path: {
+    status: 400,
+    summary:
+      "the path percent-encodes a letter, digit or -._~, or holds a malformed escape: every route has one spelling",
+  },
   upgrade_failed: { status: 400, summary: "the WebSocket handshake was invalid" },
   unauthorized: {
     status: 401,

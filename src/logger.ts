@@ -109,6 +109,9 @@ function prettyLine(
 /** Batches hold at most this many lines; a full batch is written at once. */
 const batchCapacity = 4096;
 
+/** Hides anything shaped like an svc key in `text`: log lines and answers that echo a client. */
+export const redactKeys = (text: string): string => text.replace(/svck_[A-Za-z0-9_-]+/g, "svck_…");
+
 /**
  * Where a logger and its children send their lines. Unbatched, each line is written at once.
  * Batched, lines wait (in order) for up to `batchMs` and leave in one write. A request line waits
@@ -138,7 +141,9 @@ class Output {
     return this.#batchMs > 0;
   }
 
-  line(text: string): void {
+  line(line: string): void {
+    // A key that reached a message (pasted into a path, a setting, a plugin's log) is never written.
+    const text = line.includes("svck_") ? redactKeys(line) : line;
     if (this.#batchMs <= 0) {
       this.#write(text);
       return;

@@ -73,6 +73,3 @@ export const keyBytes = (key: string): Uint8Array => encoder.encode(key);
 
 /** A random token (a session, a login code): 256 bits, base64url. */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString("base64url");
-
-/** Hides anything shaped like a key in `text`, for messages that echo what a client sent. */
-export const redactKeys = (text: string): string => text.replace(/svck_[A-Za-z0-9_-]+/g, "svck_…");

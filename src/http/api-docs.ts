@@ -65,7 +65,7 @@ export const describes =
 
 /** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
 function impliedErrors(doc: RouteDoc): ErrorCode[] {
-  const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "internal"];
+  const codes: ErrorCode[] = ["invalid_host", "untrusted_host", "non_canonical_path", "internal"];
   if (doc.access !== "open") codes.push("unauthorized", "too_many_attempts");
   if (doc.access === undefined) codes.push("forbidden_role");
   if (doc.method !== "get")

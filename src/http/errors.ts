@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { AppError, permissionDeniedOf, reasonOf, storageFullOf } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { type Logger, redactKeys } from "../logger.ts";
 import { type EnvelopeName, type RenderableError, renderEnvelope } from "./error-envelopes.ts";
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
@@ -16,7 +16,9 @@ function json(
   envelope: EnvelopeName,
   headers: Record<string, string> = {},
 ): Response {
-  const { status, body } = renderEnvelope(envelope, error);
+  // A key pasted into a path or a value is never echoed back.
+  const shown = error.message.includes("svck_") ? { ...error, message: redactKeys(error.message) } : error;
+  const { status, body } = renderEnvelope(envelope, shown);
   return new Response(JSON.stringify(body), {
     status,
     headers: { ...headers, "Content-Type": "application/json" },

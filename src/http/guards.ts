@@ -2,7 +2,6 @@ import { AppError } from "../errors.ts";
 import { checkHost, type HostVerdict, hostOf } from "./host.ts";
 import { isSameOrigin, originTrust } from "./origin.ts";
 import { wasPreflighted } from "./preflight.ts";
-import { rawPath } from "./raw-path.ts";
 
 export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
@@ -22,9 +21,10 @@ const maxRemembered = 8;
 
 /**
  * Raises the guards' verdict on one request, or returns when it may proceed. `staticRoute`: the
- * request reached a route of Bun.serve's table, which never upgrades to a WebSocket.
+ * request reached a route of Bun.serve's table, which never upgrades to a WebSocket. `path`: the
+ * path the router will route (`routePath`).
  */
-export type Guard = (request: Request, method: string, staticRoute: boolean) => void;
+export type Guard = (request: Request, method: string, staticRoute: boolean, path: string) => void;
 
 export function createGuard(options: GuardOptions): Guard {
   const trustedPrefixes: string[] = [];
@@ -32,7 +32,7 @@ export function createGuard(options: GuardOptions): Guard {
     for (const prefix of trustedPrefixes) if (url.startsWith(prefix)) return true;
     return false;
   };
-  return (request, method, staticRoute) => {
+  return (request, method, staticRoute, path) => {
     const url = request.url;
     if (!trusted(url)) {
       const host = hostOf(url);
@@ -40,8 +40,8 @@ export function createGuard(options: GuardOptions): Guard {
       if (verdict !== "ok") refuseHost(verdict, host);
       if (trustedPrefixes.length < maxRemembered) {
         // A host that passed is not empty, so the path's slash comes after the scheme's.
-        const path = url.indexOf("/", 8);
-        if (path > 0) trustedPrefixes.push(url.slice(0, path + 1));
+        const slash = url.indexOf("/", 8);
+        if (slash > 0) trustedPrefixes.push(url.slice(0, slash + 1));
       }
     }
     const headers = request.headers;
@@ -58,7 +58,7 @@ export function createGuard(options: GuardOptions): Guard {
     } else if (method === "OPTIONS") {
       return;
     }
-    assertTrustedOrigin(request, method, hostOf(url), options);
+    assertTrustedOrigin(request, method, hostOf(url), path, options);
   };
 }
 
@@ -76,6 +76,7 @@ function assertTrustedOrigin(
   request: Request,
   method: string,
   host: string | null,
+  path: string,
   options: GuardOptions,
 ): void {
   const headers = request.headers;
@@ -90,7 +91,7 @@ function assertTrustedOrigin(
         `Origin "${origin}" may not make state-changing requests. Trusted: localhost, 127.0.0.1, [::1], app:// and SVC_TRUSTED_ORIGINS.`,
       );
     }
-    if (trust === "loopback" && !loopbackMayAct(request, method, options)) {
+    if (trust === "loopback" && !loopbackMayAct(request, method, path, options)) {
       throw new AppError(
         "cross_origin_request",
         `A request that a browser sends without asking first (a form, beacon, ping, report, no-cors fetch or WebSocket) came from ${origin} and was refused: pages on other ports of this machine may not change svc. Send it from svc's own pages, or list the origin in SVC_TRUSTED_ORIGINS.`,
@@ -110,8 +111,8 @@ function assertTrustedOrigin(
  * requests svc would have had to approve first, which it never does: in effect only non-browser
  * clients that name such an origin get through. The exceptions are the sockets that change nothing.
  */
-function loopbackMayAct(request: Request, method: string, options: GuardOptions): boolean {
+function loopbackMayAct(request: Request, method: string, path: string, options: GuardOptions): boolean {
   // A WebSocket has no preflight: only the sockets that change nothing.
-  if (method === "GET") return options.openSockets?.has(rawPath(request.url)) === true;
+  if (method === "GET") return options.openSockets?.has(path) === true;
   return wasPreflighted(request.headers, method);
 }

@@ -1,14 +1,20 @@
 import type { Hono } from "hono";
-import type { Logger } from "../logger.ts";
+import { AppError } from "../errors.ts";
+import { type Logger, redactKeys } from "../logger.ts";
 import type { AccessGate } from "./access.ts";
 import { type BodyKind, type BodyLimits, createBodyGuard } from "./body-guard.ts";
 import { type EnvelopeOf, errorResponse } from "./errors.ts";
 import { createGuard, type GuardOptions } from "./guards.ts";
-import { rawPath } from "./raw-path.ts";
+import { rawPath, routePath } from "./raw-path.ts";
 import { RequestInfo, stampApiHeaders } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
 
 const incomingId = /^[A-Za-z0-9._:-]{1,64}$/;
+
+const nonCanonical = new AppError(
+  "non_canonical_path",
+  "The path percent-encodes a letter, digit or one of -._~, or holds a malformed escape: write those characters as they are.",
+);
 
 export interface RequestContextOptions extends GuardOptions {
   logger: Logger;
@@ -72,22 +78,28 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       logger,
       env,
     );
-    // Read once: the access gate and the log line both need it (reading the URL costs).
-    const path = route === undefined ? rawPath(request.url) : route.path;
+    // Read once: the guards, the access gate and the log line need it (reading the URL costs).
+    const raw = route === undefined ? rawPath(request.url) : route.path;
+    // The path the router routes (the app's getPath is the same function): the gate decides on
+    // exactly this one, and a second spelling of it is refused before either sees it.
+    const path = route === undefined ? routePath(raw) : raw;
     let response: Response | Promise<Response>;
     let complete = route !== undefined;
     try {
-      guard(request, method, route !== undefined);
+      if (path === null) throw nonCanonical;
+      guard(request, method, route !== undefined, path);
       if (route === undefined) access?.(request, method, info, path);
       response = respond(request, info);
     } catch (error) {
-      const envelope = options.envelopeOf?.(method, rawPath(request.url)) ?? "svc";
+      const envelope = options.envelopeOf?.(method, path ?? raw) ?? "svc";
       response = errorResponse(error, info, "", envelope);
       complete = false;
     }
+    // A key pasted into a path is never written to the log.
+    const logged = raw.includes("svck_") ? redactKeys(raw) : raw;
     if (response instanceof Promise)
-      return response.then((done) => finish(method, done, info, started, complete, path));
-    return finish(method, response, info, started, complete, path);
+      return response.then((done) => finish(method, done, info, started, complete, logged));
+    return finish(method, response, info, started, complete, logged);
   };
 }
 

@@ -1,6 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound, reasonOf } from "../errors.ts";
-import { rawPath } from "../http/raw-path.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
 import { reservedSlugs, slugPattern } from "./slug.ts";
@@ -47,7 +46,8 @@ export function createPluginNamespace(deps: {
   return async (c) => {
     // A preflight is svc's to answer, and it grants nothing: plugin code never runs for it.
     if (c.req.method === "OPTIONS") return new Response(null, { status: 204 });
-    const path = rawPath(c.req.url);
+    // The router's path, which the access gate judged: the plugin it names is the one that answers.
+    const path = c.req.path;
     const slug = namespaceSlug(path);
     const plugin = slug === undefined ? undefined : deps.find(slug);
     if (!plugin)

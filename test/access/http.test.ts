@@ -116,10 +116,11 @@ describe("SVC_AUTH=keys-everywhere", () => {
     expect((await t.request("/api/history", { headers: bearer(dictate) })).status).toBe(200);
   });
 
-  test("a percent-encoded spelling of an admin route is still admin-only", async () => {
+  test("a percent-encoded letter in a path is refused before the gate (400 non_canonical_path)", async () => {
     const { t, dictate } = withKeys();
     const res = await t.request("/api/%6Beys", { headers: bearer(dictate) });
-    expect(res.status).toBe(403);
+    expect(res.status).toBe(400);
+    expect(await code(res)).toBe("non_canonical_path");
   });
 
   test("/v1 refuses in OpenAI's error shape", async () => {

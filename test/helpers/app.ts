@@ -38,6 +38,8 @@ export interface TestApp {
   plugins: PluginHost;
   models: ModelService;
   dictation: Dictation;
+  /** The documented routes, as the app mounted them. */
+  docs: ApiDocs;
   /** `app.request`: the request is addressed to `http://localhost`, which the Host guard passes. */
   request(path: string, init?: RequestInit): Promise<Response>;
   json(path: string, method: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
@@ -194,6 +196,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     plugins,
     models,
     dictation,
+    docs: deps.docs,
     request,
     json,
   };

@@ -7,7 +7,7 @@ function verdicts(urls: string[]): string[] {
   const guard = createGuard({ trustedOrigins: new Set(), allowedHosts: ["svc.lan"] });
   return urls.map((url) => {
     try {
-      guard(new Request(url), "GET", false);
+      guard(new Request(url), "GET", false, new URL(url).pathname);
       return "ok";
     } catch (error) {
       return error instanceof AppError ? error.code : String(error);
