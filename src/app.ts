@@ -1,6 +1,7 @@
 import type { Server } from "bun";
 import { Hono } from "hono";
 import type { AccessService } from "./access/service.ts";
+import type { CidrRange } from "./addresses.ts";
 import type { Database } from "./db/database.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
@@ -11,6 +12,7 @@ import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import { createAuthThrottle } from "./http/auth-throttle.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
+import { createClientAddressing } from "./http/client-address.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
 import { rawPath, routePath } from "./http/raw-path.ts";
@@ -56,6 +58,10 @@ export interface AppDeps extends Services {
   body: BodyLimits;
   /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
   authMaxFailures?: number;
+  /** Proxies whose forwarded client address svc believes (SVC_TRUSTED_PROXIES); default none. */
+  trustedProxies?: readonly CidrRange[];
+  /** How long a console session lives, its cookie's Max-Age (SVC_SESSION_MAX_DAYS); default 180 days. */
+  sessionMaxMs?: number;
   /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
   exposed?: boolean;
   /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
@@ -81,6 +87,10 @@ export interface HttpDeps {
   body: BodyLimits;
   /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
   authMaxFailures?: number;
+  /** Proxies whose forwarded client address svc believes (SVC_TRUSTED_PROXIES); default none. */
+  trustedProxies?: readonly CidrRange[];
+  /** How long a console session lives, its cookie's Max-Age (SVC_SESSION_MAX_DAYS); default 180 days. */
+  sessionMaxMs?: number;
   /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
   exposed?: boolean;
   /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
@@ -188,6 +198,7 @@ const routerPath = (request: Request): string => {
 export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>({ getPath: routerPath });
   const throttle = createAuthThrottle(deps.authMaxFailures ?? 10);
+  const client = createClientAddressing(deps.trustedProxies ?? []);
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
   // route and a 404 beside it all render in it, each once.
   const envelopeOf = (method: string, path: string) => deps.docs.envelopeAt(method, path);
@@ -201,6 +212,7 @@ export function createApp(deps: AppDeps) {
     access: createAccessGate({
       access: deps.access,
       throttle,
+      client,
       routeAccess: routeAccessOf(deps.docs, deps.plugins),
     }),
   });
@@ -211,7 +223,7 @@ export function createApp(deps: AppDeps) {
   mount(health.routes);
   // The WebSocket routes keep their open sockets here, for svc's shutdown (and a revoked key) to close.
   const sockets = createOpenSockets((keyId, session) => deps.access.credentialEnded(keyId, session));
-  const accessDeps = { ...deps, throttle, sockets, exposed: deps.exposed ?? false };
+  const accessDeps = { ...deps, throttle, client, sockets, exposed: deps.exposed ?? false };
   mount(createAuthRoutes(accessDeps));
   mount(createKeysRoutes(accessDeps));
   mount(createAccessModeRoutes(accessDeps));

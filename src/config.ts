@@ -1,9 +1,10 @@
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
+import { parseCidrList } from "./addresses.ts";
 import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import { parseOriginList } from "./http/origin.ts";
-import { defaultWyomingAllow, parseCidrList } from "./wyoming/allow.ts";
+import { defaultWyomingAllow } from "./wyoming/allow.ts";
 
 /** Parses "64mb", "512k", "1048576" into bytes; undefined when the text is not a size. */
 export function parseByteSize(text: string): number | undefined {
@@ -141,6 +142,34 @@ export const envSchema = v.object({
   SVC_AUTH_MAX_FAILURES: described(
     integer("SVC_AUTH_MAX_FAILURES", 1, 100_000, 10),
     "wrong keys or codes one address may send a minute before it waits (429) (default 10)",
+  ),
+  SVC_TRUSTED_PROXIES: described(
+    v.pipe(
+      v.optional(v.string(), ""),
+      v.rawTransform(({ dataset, addIssue, NEVER }) => {
+        const parsed = parseCidrList(dataset.value);
+        if (parsed.invalid.length > 0) {
+          addIssue({
+            message: `SVC_TRUSTED_PROXIES entries must be addresses or CIDRs such as 127.0.0.1 or 10.0.0.0/8: ${parsed.invalid.join(", ")}`,
+          });
+          return NEVER;
+        }
+        return parsed.ranges;
+      }),
+    ),
+    "proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For/Forwarded client address svc believes for the throttle and the logs (default none: the peer's address counts)",
+  ),
+  SVC_SESSION_IDLE_DAYS: described(
+    integer("SVC_SESSION_IDLE_DAYS", 1, 3650, 30),
+    "a console session unused this many days ends (default 30)",
+  ),
+  SVC_SESSION_MAX_DAYS: described(
+    integer("SVC_SESSION_MAX_DAYS", 1, 3650, 180),
+    "a console session ends this many days after its login, however used (default 180)",
+  ),
+  SVC_SESSIONS_PER_KEY: described(
+    integer("SVC_SESSIONS_PER_KEY", 1, 10_000, 20),
+    "console sessions one key may hold; past it the oldest ends (default 20)",
   ),
   SVC_WYOMING_ALLOW: described(
     v.pipe(
@@ -321,6 +350,14 @@ export function loadConfig(env: Record<string, string | undefined>) {
     auth: out.SVC_AUTH === "" ? null : out.SVC_AUTH,
     /** Wrong keys or codes one address may send a minute. */
     authMaxFailures: out.SVC_AUTH_MAX_FAILURES,
+    /** Proxies whose forwarded client address is believed. */
+    trustedProxies: out.SVC_TRUSTED_PROXIES,
+    /** Console sessions' idle and absolute lifetimes and how many one key may hold. */
+    sessions: {
+      idleMs: out.SVC_SESSION_IDLE_DAYS * 86_400_000,
+      maxMs: out.SVC_SESSION_MAX_DAYS * 86_400_000,
+      perKey: out.SVC_SESSIONS_PER_KEY,
+    },
     /** The Wyoming listener's allowed client ranges (loopback only when listed; it is by default). */
     wyomingAllow: out.SVC_WYOMING_ALLOW,
     /** Request body sizes, deadline, minimum rate and how many are received at once. */

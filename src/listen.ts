@@ -7,7 +7,15 @@ import { errorCode, reasonOf } from "./errors.ts";
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
   if (bare === "localhost" || bare === "::1" || bare === "0:0:0:0:0:0:0:1") return true;
-  return /^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(bare);
+  if (/^127(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(bare)) return true;
+  // Short and other spellings of an address (127.1, 0x7f.1, ::ffff:127.0.0.1) as the URL parser
+  // reads them, which is how the socket library binds them too.
+  try {
+    const parsed = new URL(`http://${bare.includes(":") ? `[${bare}]` : bare}/`).hostname;
+    return parsed !== bare && (isLoopback(parsed) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(parsed));
+  } catch {
+    return false;
+  }
 }
 
 /** A host as it goes into a URL: IPv6 addresses in brackets. */

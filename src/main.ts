@@ -1,6 +1,7 @@
 import { networkInterfaces } from "node:os";
 import { parseArgs } from "node:util";
 import * as v from "valibot";
+import type { CidrRange } from "./addresses.ts";
 import { appDeps, createApp } from "./app.ts";
 import { backupFile } from "./cli/backup.ts";
 import { runDictateCommand } from "./cli/dictate.ts";
@@ -24,7 +25,6 @@ import { bindFailure, isLoopback, listenUrl, urlHost } from "./listen.ts";
 import { createLogger, type Logger } from "./logger.ts";
 import { openRuntime, type Runtime } from "./runtime.ts";
 import { commit, version } from "./version.ts";
-import type { CidrRange } from "./wyoming/allow.ts";
 import { describeSvc, requestedModel } from "./wyoming/info.ts";
 import { wyomingLimits } from "./wyoming/limits.ts";
 import { createWyomingServer, type WyomingServer } from "./wyoming/server.ts";
@@ -77,6 +77,8 @@ async function serve(env: Env): Promise<number> {
       allowedHosts: config.allowedHosts,
       body: config.body,
       authMaxFailures: config.authMaxFailures,
+      trustedProxies: config.trustedProxies,
+      sessionMaxMs: config.sessions.maxMs,
       operator: config.operator,
       exposed: !isLoopback(config.host),
     }),

@@ -1,5 +1,5 @@
 import type { AuthMode } from "./access/keys.ts";
-import { type AccessService, createAccessService } from "./access/service.ts";
+import { type AccessService, createAccessService, type SessionBounds } from "./access/service.ts";
 import type { Config } from "./config.ts";
 import { createAccessRepo } from "./db/access-repo.ts";
 import { type Database, openDatabase } from "./db/database.ts";
@@ -43,6 +43,8 @@ export interface RuntimeParts {
   pluginHost?: Partial<PluginHostOptions>;
   /** SVC_AUTH when set: it decides over the mode stored from the console. */
   authMode?: AuthMode | null;
+  /** Console sessions' lifetimes and cap per key (SVC_SESSION_*); default their defaults. */
+  sessions?: SessionBounds;
 }
 
 /**
@@ -81,7 +83,11 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     logger,
     vad: parts.vad,
   });
-  const access = createAccessService({ repo: createAccessRepo(db), envMode: parts.authMode ?? null });
+  const access = createAccessService({
+    repo: createAccessRepo(db),
+    envMode: parts.authMode ?? null,
+    sessions: parts.sessions,
+  });
   return {
     db,
     access,
@@ -121,6 +127,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     vad: config.vad,
     pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
     authMode: config.auth,
+    sessions: config.sessions,
   });
   // A broken plugins folder is reported, never fatal: svc runs without plugins.
   await runtime.plugins.start().catch((error) => logger.error("plugins could not be loaded", { error }));

@@ -8,6 +8,8 @@ export const keyInfoSchema = v.object({
   createdAt: v.string(),
   /** Updated at most once a minute. */
   lastUsedAt: v.nullable(v.string()),
+  /** Made while keys were off, when anyone who reached svc could make one. */
+  madeWhileOff: v.boolean(),
 });
 
 export const keyListSchema = v.object({ items: v.array(keyInfoSchema) });
@@ -33,7 +35,16 @@ export const loginSchema = v.pipe(
   v.check((body) => (body.key === undefined) !== (body.code === undefined), "send either key or code"),
 );
 
-export const loggedInSchema = v.object({ name: v.string(), role: v.picklist(roles) });
+export const loggedInSchema = v.object({
+  name: v.string(),
+  role: v.picklist(roles),
+  /**
+   * The session's check: the console keeps it in its own page storage (which no other port of the
+   * host can read or set) and sends it as X-Svc-Session-Check, or `session_check` on a WebSocket's
+   * URL, beside the cookie on every request that changes something or opens a socket.
+   */
+  check: v.string(),
+});
 
 export const sessionSchema = v.object({
   /** The access mode in force. */
@@ -61,4 +72,8 @@ export const accessChangedSchema = v.object({
   /** Only when turning keys on made the first admin key: shown this once; the console is logged in with it. */
   key: v.optional(v.string()),
   keyName: v.optional(v.string()),
+  /** When keys came on: the new session's check (see the login's answer). */
+  check: v.optional(v.string()),
+  /** When keys came on: admin keys made while keys were off, by anyone who could reach svc then. */
+  madeWhileOff: v.optional(v.array(v.string())),
 });

@@ -20,12 +20,38 @@ export interface KeyInfo {
   role: Role;
   createdAt: string;
   lastUsedAt: string | null;
+  /** Made while keys were off (by anyone who could reach svc then): the console warns of these. */
+  madeWhileOff: boolean;
 }
+
+/** A new console session: its cookie's token and the check its console sends beside it. */
+export interface NewSession {
+  token: string;
+  check: string;
+}
+
+/** How long console sessions live, and how many one key may hold (SVC_SESSION_*). */
+export interface SessionBounds {
+  /** Unused this long, a session ends (SVC_SESSION_IDLE_DAYS). */
+  idleMs: number;
+  /** However used, a session ends this long after it began (SVC_SESSION_MAX_DAYS). */
+  maxMs: number;
+  /** A key's sessions past this many end, oldest first (SVC_SESSIONS_PER_KEY). */
+  perKey: number;
+}
+
+export const defaultSessionBounds: SessionBounds = {
+  idleMs: 30 * 86_400_000,
+  maxMs: 180 * 86_400_000,
+  perKey: 20,
+};
 
 /** How long a one-time login code works. */
 export const loginCodeTtlMs = 15 * 60 * 1000;
 // last_used_at is written at most this often per key: a write per request would cost the API its speed.
 const touchEveryMs = 60_000;
+// A session's seen_at likewise: the idle lifetime is days, so a minute's precision is plenty.
+const touchSessionEveryMs = 60_000;
 // A key revoked by `svc keys revoke` beside a running server stops working within this.
 const recheckEveryMs = 1000;
 
@@ -44,9 +70,17 @@ export interface AccessService {
   revokeKey(name: string): boolean;
   /** The key a client presented, or null when it is not one of svc's. */
   verifyKey(presented: string): KeyInfo | null;
-  createSession(keyId: string): string;
-  sessionKey(token: string): KeyInfo | null;
+  /** A session for the key, made under the mode in force; a key's oldest past the cap end. */
+  createSession(keyId: string): NewSession;
+  /**
+   * The key a session is for, or null once it ended, its key went, it outlived its bounds, or
+   * `check` is not its check. `check` undefined: a request that changes nothing and opens no
+   * socket (a download the browser navigates to), which cannot carry one.
+   */
+  sessionKey(token: string, check: string | undefined): KeyInfo | null;
   endSession(token: string): void;
+  /** Ends the sessions made while keys were off: keys are back on, and those were anyone's. */
+  endSessionsMadeWhileOff(): void;
   /**
    * Why a credential an open socket was made with has ended since, or null while it holds: its key
    * was revoked (here, or by `svc keys revoke` beside the server), or its session logged out.
@@ -68,7 +102,17 @@ const infoOf = (row: AccessKeyRow): KeyInfo => ({
   role: row.role === "admin" ? "admin" : "dictate",
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
+  madeWhileOff: row.made_under === "off",
 });
+
+/** A session as remembered: its key, its check's hash and its times. */
+interface SessionState {
+  keyId: string;
+  checkHash: Uint8Array;
+  createdAt: number;
+  seenAt: number;
+  touchedAt: number;
+}
 
 interface Cached {
   info: KeyInfo;
@@ -82,12 +126,14 @@ export function createAccessService(deps: {
   repo: AccessRepo;
   /** SVC_AUTH, or null when unset. */
   envMode: AuthMode | null;
+  sessions?: SessionBounds;
   now?: () => number;
 }): AccessService {
   const { repo } = deps;
   const now = deps.now ?? Date.now;
+  const bounds = deps.sessions ?? defaultSessionBounds;
   let keys = new Map<string, Cached>();
-  const sessions = new Map<string, string>();
+  const sessions = new Map<string, SessionState>();
   let version = -1;
   let checkedAt = -Infinity;
   /**
@@ -105,7 +151,8 @@ export function createAccessService(deps: {
     }
     keys = next;
     recent = undefined;
-    for (const [token, keyId] of sessions) if (!keys.has(keyId)) sessions.delete(token);
+    // Another connection may have ended sessions too (a revoked key's): they are read again.
+    sessions.clear();
     const stored = repo.state("auth_mode");
     storedMode = stored === "keys" || stored === "keys-everywhere" || stored === "off" ? stored : null;
   }
@@ -136,21 +183,33 @@ export function createAccessService(deps: {
     return cached.info;
   }
 
-  /** The key a console session is for, remembered once read; null once it ended or its key went. */
-  function sessionOf(token: string): Cached | null {
-    const current = fresh();
-    let keyId = sessions.get(token);
-    if (keyId === undefined) {
-      keyId = repo.sessionKey(sha256(token)) ?? undefined;
-      if (keyId === undefined) return null;
-      sessions.set(token, keyId);
+  /**
+   * The key a console session is for, remembered once read; null once it ended, its key went or it
+   * outlived its idle or absolute lifetime (then it is deleted).
+   */
+  function sessionOf(token: string, at = now()): { cached: Cached; session: SessionState } | null {
+    const current = fresh(false, at);
+    let session = sessions.get(token);
+    if (session === undefined) {
+      const row = repo.session(sha256(token));
+      if (row === null) return null;
+      const seenAt = Date.parse(row.seen_at);
+      session = {
+        keyId: row.key_id,
+        checkHash: row.check_hash,
+        createdAt: Date.parse(row.created_at),
+        seenAt,
+        touchedAt: seenAt,
+      };
+      sessions.set(token, session);
     }
-    const cached = current.get(keyId);
-    if (!cached) {
+    const cached = current.get(session.keyId);
+    if (!cached || at - session.seenAt >= bounds.idleMs || at - session.createdAt >= bounds.maxMs) {
       sessions.delete(token);
+      if (cached) repo.deleteSession(sha256(token));
       return null;
     }
-    return cached;
+    return { cached, session };
   }
 
   const byName = (name: string) => [...fresh().values()].find((cached) => cached.info.name === name);
@@ -177,8 +236,16 @@ export function createAccessService(deps: {
       if (byName(name)) throw conflict(`A key named "${name}" exists; revoke it first or pick another name.`);
       const { id, key } = generateKey();
       const createdAt = new Date(now()).toISOString();
-      repo.insertKey({ id, name, role, hash: sha256(key), created_at: createdAt });
-      const info: KeyInfo = { id, name, role, createdAt, lastUsedAt: null };
+      const madeUnder = service.mode();
+      repo.insertKey({ id, name, role, hash: sha256(key), created_at: createdAt, made_under: madeUnder });
+      const info: KeyInfo = {
+        id,
+        name,
+        role,
+        createdAt,
+        lastUsedAt: null,
+        madeWhileOff: madeUnder === "off",
+      };
       fresh().set(id, { info, hash: sha256(key), touchedAt: 0 });
       return { key, info };
     },
@@ -188,7 +255,7 @@ export function createAccessService(deps: {
       if (id === null) return false;
       keys.delete(id);
       recent = undefined;
-      for (const [token, keyId] of sessions) if (keyId === id) sessions.delete(token);
+      for (const [token, session] of sessions) if (session.keyId === id) sessions.delete(token);
       return true;
     },
     verifyKey(presented) {
@@ -210,21 +277,47 @@ export function createAccessService(deps: {
     createSession(keyId) {
       if (!fresh().has(keyId)) throw notFound("The key this session was for has been revoked.");
       const token = randomToken();
-      repo.insertSession(sha256(token), keyId, new Date(now()).toISOString());
-      sessions.set(token, keyId);
-      return token;
+      const check = randomToken();
+      const at = now();
+      const stamp = new Date(at).toISOString();
+      const checkHash = sha256(check);
+      const row = {
+        key_id: keyId,
+        check_hash: checkHash,
+        created_at: stamp,
+        seen_at: stamp,
+        made_under: service.mode(),
+      };
+      repo.insertSession(sha256(token), row, bounds.perKey);
+      // The cap may have ended others of this key's: they are read again when next used.
+      for (const [other, session] of sessions) if (session.keyId === keyId) sessions.delete(other);
+      sessions.set(token, { keyId, checkHash, createdAt: at, seenAt: at, touchedAt: at });
+      return { token, check };
     },
-    sessionKey(token) {
-      const cached = sessionOf(token);
-      return cached ? used(cached) : null;
+    sessionKey(token, check) {
+      const at = now();
+      const found = sessionOf(token, at);
+      if (found === null) return null;
+      const { cached, session } = found;
+      if (check !== undefined && !keyMatches(check, session.checkHash)) return null;
+      session.seenAt = at;
+      if (at - session.touchedAt >= touchSessionEveryMs) {
+        session.touchedAt = at;
+        repo.touchSession(sha256(token), new Date(at).toISOString());
+      }
+      return used(cached, at);
     },
     endSession(token) {
       sessions.delete(token);
       repo.deleteSession(sha256(token));
     },
+    endSessionsMadeWhileOff() {
+      repo.deleteSessionsMadeUnder("off");
+      sessions.clear();
+    },
     credentialEnded(keyId, session) {
       if (!fresh().has(keyId)) return "key revoked";
-      if (session !== null && sessionOf(session)?.info.id !== keyId) return "logged out";
+      if (session !== null && sessionOf(session)?.cached.info.id !== keyId) return "logged out";
       return null;
     },
     createLoginCode(keyId) {

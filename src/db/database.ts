@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { errorCode, reasonOf } from "../errors.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 import { DatabaseTooNewError, type Migration, readSchemaVersion, refuseNewerDatabase } from "./migrate.ts";
 
 export type { Database };
@@ -22,7 +23,7 @@ export function openDatabase(path: string, options: OpenOptions): Database {
     if (path !== ":memory:") {
       // History is what people dictate: the folder, the database and its WAL (SQLite gives the
       // WAL the database's mode) are svc's user's alone.
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      ensurePrivateDir(dirname(path));
       if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
       else keepPrivate(path);
     }

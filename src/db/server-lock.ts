@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { errorCode } from "../errors.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 
 /**
  * One server per database. Two servers on one file would keep two diverging copies of the
@@ -33,7 +33,7 @@ export function lockDatabase(dbPath: string): ServerLock | undefined {
   const path = `${dbPath}.lock`;
   let db: Database;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    ensurePrivateDir(dirname(path));
     db = new Database(path, { create: true });
   } catch {
     return undefined;

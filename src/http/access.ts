@@ -2,13 +2,20 @@ import { nobody, type Principal, trustedPrincipal } from "../access/principal.ts
 import type { AccessService, KeyInfo } from "../access/service.ts";
 import { AppError } from "../errors.ts";
 import type { AuthThrottle } from "./auth-throttle.ts";
+import type { ClientAddressing } from "./client-address.ts";
 import type { RequestInfo } from "./request-info.ts";
 
 /** Who a route is for: anyone (`open`), any key (`dictate`), or admin keys only. */
 export type RouteAccess = "open" | "dictate" | "admin";
 
-/** The console's session cookie. */
+/** The console's session cookie over plain http. */
 export const sessionCookie = "svc_session";
+/** The console's session cookie under https: Secure, Path=/, no Domain, which http pages cannot set. */
+export const secureSessionCookie = "__Host-svc_session";
+/** The header a console sends its session's check in (its own page storage, which no other port reads). */
+export const sessionCheckHeader = "x-svc-session-check";
+/** The same check on a WebSocket's URL, which a browser cannot give headers. */
+export const sessionCheckParam = "session_check";
 
 const loopbackAddress = /^(?:127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/;
 
@@ -18,6 +25,8 @@ export const isLoopbackAddress = (address: string): boolean => loopbackAddress.t
 export interface AccessGateOptions {
   access: AccessService;
   throttle: AuthThrottle;
+  /** The client's address behind a trusted proxy (SVC_TRUSTED_PROXIES), for the throttle and the log. */
+  client: ClientAddressing;
   /** Who a request is for, by its method and raw path. */
   routeAccess(method: string, path: string): RouteAccess;
 }
@@ -25,29 +34,42 @@ export interface AccessGateOptions {
 /** Decides who the request is from and whether they may make it; sets `info.principal` or throws. */
 export type AccessGate = (request: Request, method: string, info: RequestInfo, path: string) => void;
 
-function cookieValue(header: string | null, name: string): string | null {
-  if (header === null) return null;
+/** The session cookies a request carries, under either name: more than one means one was planted. */
+export function sessionTokens(header: string | null): string[] {
+  if (header === null) return [];
+  const tokens: string[] = [];
   for (const part of header.split(";")) {
     const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+    if (at <= 0) continue;
+    const name = part.slice(0, at).trim();
+    if (name === sessionCookie || name === secureSessionCookie) tokens.push(part.slice(at + 1).trim());
   }
-  return null;
+  return tokens;
 }
 
-/** The peer's address as the socket reports it; "local" under app.request (an in-process caller). */
-export function peerAddress(request: Request, info: RequestInfo): string {
-  return info.server?.requestIP(request)?.address ?? "local";
+/**
+ * The check a session's request must carry: from the header, or on a WebSocket's URL; undefined
+ * for a GET that opens no socket (a download the browser navigates to cannot send one, and it
+ * changes nothing), "" when one was needed and none came.
+ */
+function sessionCheck(request: Request, method: string): string | undefined {
+  const headers = request.headers;
+  const header = headers.get(sessionCheckHeader);
+  if (header !== null) return header;
+  if (method !== "GET" && method !== "HEAD") return "";
+  if (headers.get("upgrade") === null) return undefined;
+  return new URL(request.url).searchParams.get(sessionCheckParam) ?? "";
 }
 
 /**
  * Whether a request needs no credential under `keys`: it comes from a loopback peer that no proxy
- * forwarded (a proxy on this machine would
- * otherwise open svc to whoever reaches the proxy).
+ * forwarded (a proxy on this machine would otherwise open svc to whoever reaches the proxy). The
+ * peer decides, never a forwarded address: SVC_TRUSTED_PROXIES does not make anyone local.
  */
-function trusted(request: Request, address: string): boolean {
-  if (address !== "local" && !isLoopbackAddress(address)) return false;
+function trusted(request: Request, peer: string): boolean {
+  if (peer !== "local" && !isLoopbackAddress(peer)) return false;
   const headers = request.headers;
-  return !headers.has("forwarded") && !headers.has("x-forwarded-for");
+  return !headers.has("forwarded") && !headers.has("x-forwarded-for") && !headers.has("x-real-ip");
 }
 
 /** The token of `Authorization: Bearer <token>` (the scheme in any case), or undefined. */
@@ -81,7 +103,7 @@ const bearerPrincipal = (key: KeyInfo): Principal => {
 };
 
 export function createAccessGate(options: AccessGateOptions): AccessGate {
-  const { access, throttle } = options;
+  const { access, throttle, client } = options;
   const refuse = (info: RequestInfo, address: string, key: KeyInfo | null, error: AppError): AppError => {
     info.logger.warn("access refused", {
       address,
@@ -110,7 +132,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     }
     // The peer's address is asked for only when it decides something: a native call per request
     // otherwise. Nothing here allocates for a key sent again (no closure, no copy of the header).
-    if (mode === "keys" && trusted(request, peerAddress(request, info))) {
+    if (mode === "keys" && trusted(request, info.peerAddress)) {
       info.principal = trustedPrincipal;
       return;
     }
@@ -118,15 +140,14 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     const authorization = headers.get("authorization");
     let principal: Principal = nobody;
     if (authorization !== null) {
-      if (throttle.active()) {
-        const address = peerAddress(request, info);
-        const wait = throttle.waitFor(address);
-        if (wait > 0) throw tooManyAttempts(info, address, wait);
-      }
+      // The key is checked first: a right one works from a throttled address too, so guesses from
+      // one host (or every host behind one proxy) never lock out the others.
       const presented = bearerToken(authorization);
       const key = presented === undefined ? null : access.verifyKey(presented);
       if (key === null) {
-        const address = peerAddress(request, info);
+        const address = client.address(request, info);
+        const wait = throttle.waitFor(address);
+        if (wait > 0) throw tooManyAttempts(info, address, wait);
         throttle.failed(address);
         throw refuse(
           info,
@@ -143,9 +164,25 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
       }
       principal = bearerPrincipal(key);
     } else {
-      const token = cookieValue(headers.get("cookie"), sessionCookie);
-      const key = token === null ? null : access.sessionKey(token);
-      if (key !== null && token !== null) principal = { role: key.role, key, via: "session", session: token };
+      const tokens = sessionTokens(headers.get("cookie"));
+      if (tokens.length > 1) {
+        // Cookies are shared by every port of a host: a page on another port can set one that a
+        // browser sends beside svc's own. Neither is taken.
+        throw refuse(
+          info,
+          client.address(request, info),
+          null,
+          new AppError(
+            "unauthorized",
+            "This request carried more than one svc session cookie: a page on another port of this host set one. Log in again; if this repeats, clear this site's cookies.",
+            { headers: { "WWW-Authenticate": 'Bearer realm="svc"' } },
+          ),
+        );
+      }
+      const token = tokens[0];
+      const key = token === undefined ? null : access.sessionKey(token, sessionCheck(request, method));
+      if (key !== null && token !== undefined)
+        principal = { role: key.role, key, via: "session", session: token };
     }
     info.principal = principal;
     // An admin may make any request: the route's role need not be looked up.
@@ -155,7 +192,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     if (principal.role === null) {
       throw refuse(
         info,
-        peerAddress(request, info),
+        client.address(request, info),
         null,
         new AppError(
           "unauthorized",
@@ -167,7 +204,7 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     if (needed === "admin") {
       throw refuse(
         info,
-        peerAddress(request, info),
+        client.address(request, info),
         principal.key,
         new AppError(
           "forbidden_role",

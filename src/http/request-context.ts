@@ -77,6 +77,7 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
       offered !== null && incomingId.test(offered) ? offered : crypto.randomUUID(),
       logger,
       env,
+      request,
     );
     // Read once: the guards, the access gate and the log line need it (reading the URL costs).
     const raw = route === undefined ? rawPath(request.url) : route.path;

@@ -12,7 +12,9 @@ export class RequestInfo {
   readonly requestId: string;
   readonly #base: Logger;
   readonly #env: unknown;
+  readonly #request: Request | undefined;
   #logger: Logger | undefined;
+  #peer: string | undefined;
   /**
    * Set by a route whose answer is a public static file (a plugin page's asset): it may keep
    * `Access-Control-Allow-Origin: *`. Every other answer has that header removed.
@@ -21,10 +23,23 @@ export class RequestInfo {
   /** Who made it (the access gate decides, before any route runs); nobody until then. */
   principal: Principal = nobody;
 
-  constructor(requestId: string, base: Logger, env: unknown) {
+  constructor(requestId: string, base: Logger, env: unknown, request?: Request) {
     this.requestId = requestId;
     this.#base = base;
     this.#env = env;
+    this.#request = request;
+  }
+
+  /**
+   * The peer's address as the socket reports it, asked of the request as it arrived (Bun knows the
+   * socket of that one only, not of the copy the body guard hands on); "local" under app.request.
+   */
+  get peerAddress(): string {
+    if (this.#peer === undefined) {
+      const request = this.#request;
+      this.#peer = (request && this.server?.requestIP(request)?.address) || "local";
+    }
+    return this.#peer;
   }
 
   /** Built on first use: most requests never log anything of their own. */

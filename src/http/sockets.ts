@@ -85,6 +85,8 @@ export interface OpenSockets {
    * `svc keys revoke` run beside the server ends that key's sockets too.
    */
   closeEnded(): void;
+  /** Ends the sockets opened without a key (keys were off): keys are now on (1008 "keys required"). */
+  closeKeyless(): void;
 }
 
 /** Why a socket's key or session no longer holds ("key revoked", "logged out"), or null. */
@@ -129,5 +131,12 @@ export function createOpenSockets(ended: CredentialEnded = () => null, everyMs =
       sweeping = null;
     },
     closeEnded,
+    closeKeyless() {
+      for (const ws of [...open.keys()]) {
+        if (ws.data.keyId !== null) continue;
+        open.delete(ws);
+        ws.close(1008, "keys required");
+      }
+    },
   };
 }

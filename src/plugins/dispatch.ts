@@ -14,6 +14,27 @@ export function namespaceSlug(path: string): string | undefined {
   return slug !== undefined && slugPattern.test(slug) && !reservedSlugs.has(slug) ? slug : undefined;
 }
 
+// The caller's credentials are svc's: the access gate has judged them, and plugin code never sees
+// them (a plugin could replay an admin's key or session against svc's own API).
+const credentialHeaders = ["authorization", "x-svc-session-check"];
+const sessionCookie = /^\s*(?:__Host-)?svc_session=/;
+
+/** The request as a plugin gets it: no Authorization, no session check, no session cookie. */
+function withoutCredentials(request: Request): Request {
+  const headers = request.headers;
+  const cookie = headers.get("cookie");
+  const hasSession = cookie?.includes("svc_session=");
+  if (!hasSession && !credentialHeaders.some((name) => headers.has(name))) return request;
+  const kept = new Headers(headers);
+  for (const name of credentialHeaders) kept.delete(name);
+  if (cookie !== null) {
+    const others = cookie.split(";").filter((part) => !sessionCookie.test(part));
+    if (others.length > 0) kept.set("cookie", others.join(";").trim());
+    else kept.delete("cookie");
+  }
+  return new Request(request, { headers: kept });
+}
+
 /** Runs handlers Hono-style: each answers with a Response or calls `next()` to pass on. */
 async function runChain(c: Context<AppEnv>, handlers: readonly MiddlewareHandler<AppEnv>[]) {
   let last = -1;
@@ -52,6 +73,7 @@ export function createPluginNamespace(deps: {
     const plugin = slug === undefined ? undefined : deps.find(slug);
     if (!plugin)
       throw notFound(`No route for ${c.req.method} ${path}: no enabled plugin has this namespace.`);
+    c.req.raw = withoutCredentials(c.req.raw);
     let response: Response | undefined;
     try {
       response = await withTimeout(runChain(c, plugin.plugin.middleware), deps.timeouts.requestMs);

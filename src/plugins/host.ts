@@ -1,8 +1,8 @@
-import { mkdir } from "node:fs/promises";
 import type { PluginStorageRepo } from "../db/plugin-storage-repo.ts";
 import { reasonOf } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
+import { ensurePrivateDir } from "../private-dir.ts";
 import { scanPluginsDir } from "./discovery.ts";
 import type { AfterTranscribeHook, BeforeCleanupHook } from "./hooks.ts";
 import type { BeforeTranscribeHook } from "./hooks-audio.ts";
@@ -235,7 +235,7 @@ export function createPluginHost(options: PluginHostOptions): PluginHost {
     timeouts,
     ...lifecycle,
     async start() {
-      await mkdir(pluginsDir, { recursive: true });
+      ensurePrivateDir(pluginsDir);
       await installer?.recover();
       provideSdk();
       unobserve ??= events.subscribe((event) => observe(event));

@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import type { AuthMode } from "../access/keys.ts";
+import type * as v from "valibot";
 import { nobody } from "../access/principal.ts";
 import {
   accessChangedSchema,
@@ -12,11 +12,17 @@ import {
   loginSchema,
   sessionSchema,
 } from "../access/schemas.ts";
-import type { AccessService, KeyInfo } from "../access/service.ts";
+import {
+  type AccessService,
+  defaultSessionBounds,
+  type KeyInfo,
+  type NewSession,
+} from "../access/service.ts";
 import { AppError, notFound } from "../errors.ts";
-import { peerAddress, sessionCookie } from "../http/access.ts";
+import { secureSessionCookie, sessionCookie, sessionTokens } from "../http/access.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import type { AuthThrottle } from "../http/auth-throttle.ts";
+import type { ClientAddressing } from "../http/client-address.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { OpenSockets } from "../http/sockets.ts";
@@ -28,8 +34,12 @@ import { parseOrThrow } from "../validation.ts";
 export interface AccessRoutesDeps {
   access: AccessService;
   throttle: AuthThrottle;
-  /** The open WebSockets: a revoked key's are closed. */
-  sockets: Pick<OpenSockets, "closeEnded">;
+  /** The client's address (behind SVC_TRUSTED_PROXIES) and whether it came over https. */
+  client: ClientAddressing;
+  /** The open WebSockets: a revoked key's are closed, and keyless ones when keys come on. */
+  sockets: Pick<OpenSockets, "closeEnded" | "closeKeyless">;
+  /** How long a session lives (its cookie's Max-Age); default 180 days. */
+  sessionMaxMs?: number;
   /** Whether svc listens beyond loopback (the console's banner). */
   exposed: boolean;
   docs: ApiDocs;
@@ -41,25 +51,27 @@ const view = (key: KeyInfo) => ({
   role: key.role,
   createdAt: key.createdAt,
   lastUsedAt: key.lastUsedAt,
+  madeWhileOff: key.madeWhileOff,
 });
 
-/** Behind a TLS proxy the cookie must be Secure; svc itself hears plain http. */
-function isHttps(c: Context<AppEnv>): boolean {
-  if (c.req.url.startsWith("https:")) return true;
-  const proto =
-    c.req.header("x-forwarded-proto") ?? /proto=([a-z]+)/i.exec(c.req.header("forwarded") ?? "")?.[1];
-  return proto?.toLowerCase() === "https";
+/**
+ * Sets the console's session cookie, or with `null` clears it under both its names. Under https
+ * (at svc, or behind a proxy that says so) it is `__Host-svc_session`: Secure, Path=/ and no
+ * Domain, so no http page and no subdomain can set one in its place.
+ */
+function setSession(c: Context<AppEnv>, deps: AccessRoutesDeps, session: NewSession | null): void {
+  const attributes = "Path=/; HttpOnly; SameSite=Strict";
+  if (session === null) {
+    c.header("Set-Cookie", `${sessionCookie}=; ${attributes}; Max-Age=0`, { append: true });
+    c.header("Set-Cookie", `${secureSessionCookie}=; ${attributes}; Max-Age=0; Secure`, { append: true });
+    return;
+  }
+  const maxAge = Math.floor((deps.sessionMaxMs ?? defaultSessionBounds.maxMs) / 1000);
+  const cookie = deps.client.https(c.req.raw)
+    ? `${secureSessionCookie}=${session.token}; ${attributes}; Max-Age=${maxAge}; Secure`
+    : `${sessionCookie}=${session.token}; ${attributes}; Max-Age=${maxAge}`;
+  c.header("Set-Cookie", cookie, { append: true });
 }
-
-function setSession(c: Context<AppEnv>, token: string, maxAge: number): void {
-  const secure = isHttps(c) ? "; Secure" : "";
-  c.header(
-    "Set-Cookie",
-    `${sessionCookie}=${token}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure}`,
-  );
-}
-
-const sessionDays = 400;
 
 /**
  * `/api/auth` (the console's login, open to all) and, for admins, `/api/keys` and `/api/access`.
@@ -91,27 +103,32 @@ export function createAuthRoutes(deps: AccessRoutesDeps) {
       },
       async (c) => {
         const info = requestInfoOf(c);
-        const address = info ? peerAddress(c.req.raw, info) : "local";
-        const wait = throttle.waitFor(address);
-        if (wait > 0) {
-          const seconds = Math.ceil(wait / 1000);
-          throw new AppError("too_many_attempts", `Too many wrong keys or codes; retry in ${seconds} s.`, {
-            headers: { "Retry-After": String(seconds) },
-          });
-        }
+        const address = info ? deps.client.address(c.req.raw, info) : "local";
         const body = await readJson(c, loginSchema);
+        // The key or code is checked before the throttle refuses: the right one always logs in,
+        // whatever another host (or this one) guessed before.
         const key =
           body.key !== undefined
             ? access.verifyKey(body.key.trim())
             : access.redeemCode((body.code ?? "").trim());
-        if (key === null) return refuse(c, address);
-        setSession(c, access.createSession(key.id), sessionDays * 86_400);
+        if (key === null) {
+          const wait = throttle.waitFor(address);
+          if (wait > 0) {
+            const seconds = Math.ceil(wait / 1000);
+            throw new AppError("too_many_attempts", `Too many wrong keys or codes; retry in ${seconds} s.`, {
+              headers: { "Retry-After": String(seconds) },
+            });
+          }
+          return refuse(c, address);
+        }
+        const session = access.createSession(key.id);
+        setSession(c, deps, session);
         (info?.logger ?? deps.logger).info("console login", {
           address,
           key: key.name,
           with: body.key !== undefined ? "key" : "code",
         });
-        return c.json({ name: key.name, role: key.role });
+        return c.json({ name: key.name, role: key.role, check: session.check });
       },
     )
     .post(
@@ -122,11 +139,10 @@ export function createAuthRoutes(deps: AccessRoutesDeps) {
         responses: { 204: { description: "Logged out (also when there was no session)" } },
       },
       (c) => {
-        const token = /(?:^|;\s*)svc_session=([^;]+)/.exec(c.req.header("cookie") ?? "")?.[1];
-        if (token !== undefined) access.endSession(token.trim());
+        for (const token of sessionTokens(c.req.header("cookie") ?? null)) access.endSession(token);
         // The console's sockets opened with this session end with it.
         deps.sockets.closeEnded();
-        setSession(c, "", 0);
+        setSession(c, deps, null);
         return c.body(null, 204);
       },
     )
@@ -227,17 +243,37 @@ export function createAccessModeRoutes(deps: AccessRoutesDeps) {
           `SVC_AUTH=${access.mode()} is set in svc's environment and decides; change it there and restart svc.`,
         );
       }
-      const answer: { mode: AuthMode; key?: string; keyName?: string } = { mode };
-      if (mode !== "off" && !access.hasAdminKey()) {
-        let name = "admin";
-        for (let n = 2; access.listKeys().some((key) => key.name === name); n++) name = `admin-${n}`;
-        const { key, info } = access.createKey(name, "admin");
-        setSession(c, access.createSession(info.id), sessionDays * 86_400);
-        answer.key = key;
-        answer.keyName = info.name;
-      }
+      const info = requestInfoOf(c);
+      const before = access.mode();
+      const answer: v.InferOutput<typeof accessChangedSchema> = { mode };
       access.setMode(mode);
-      requestInfoOf(c)?.logger.info("access mode changed", { mode });
+      if (mode !== "off" && before === "off") {
+        // What keys-off let anyone do ends: their sessions, and sockets opened with no key.
+        access.endSessionsMadeWhileOff();
+        deps.sockets.closeKeyless();
+        const made = access.listKeys().filter((key) => key.role === "admin" && key.madeWhileOff);
+        if (made.length > 0) {
+          answer.madeWhileOff = made.map((key) => key.name);
+          info?.logger.warn("admin keys were made while keys were off", { keys: answer.madeWhileOff });
+        }
+      }
+      // The caller was admin a moment ago, with no key of its own (keys off, or this machine under
+      // keys): it stays logged in, with a session of an admin key made under keys, else a new one.
+      if (mode !== "off" && info?.principal.via === "trusted") {
+        let owner = access.listKeys().find((key) => key.role === "admin" && !key.madeWhileOff);
+        if (!owner) {
+          let name = "admin";
+          for (let n = 2; access.listKeys().some((key) => key.name === name); n++) name = `admin-${n}`;
+          const made = access.createKey(name, "admin");
+          owner = made.info;
+          answer.key = made.key;
+          answer.keyName = made.info.name;
+        }
+        const session = access.createSession(owner.id);
+        setSession(c, deps, session);
+        answer.check = session.check;
+      }
+      info?.logger.info("access mode changed", { mode });
       return c.json(answer);
     },
   );

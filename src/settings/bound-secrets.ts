@@ -16,3 +16,39 @@ export function originOf(value: unknown): string | null {
     return null;
   }
 }
+
+const hiddenUserinfo = "***";
+
+/**
+ * A URL setting's value as the API shows it: a user name or password in it (`https://user:pass@…`)
+ * is write-only like the API keys, shown as `https://***@host/…`.
+ */
+export function maskUserinfo(value: unknown): unknown {
+  if (typeof value !== "string" || !value.includes("@")) return value;
+  try {
+    const url = new URL(value);
+    if (url.username === "" && url.password === "") return value;
+    return `${url.protocol}//${hiddenUserinfo}@${url.host}${url.pathname}${url.search}${url.hash}`;
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * A URL written back as it was shown (`***` for its userinfo) keeps the user name and password
+ * stored before, when it still names the same origin: saving a form does not erase a password.
+ */
+export function keepUserinfo(value: unknown, stored: unknown): unknown {
+  if (typeof value !== "string" || typeof stored !== "string" || !value.includes(`//${hiddenUserinfo}@`))
+    return value;
+  try {
+    const next = new URL(value.replace(`//${hiddenUserinfo}@`, "//"));
+    const before = new URL(stored);
+    if (next.origin !== before.origin) return value;
+    next.username = before.username;
+    next.password = before.password;
+    return next.href;
+  } catch {
+    return value;
+  }
+}

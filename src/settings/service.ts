@@ -3,7 +3,7 @@ import type { SettingsRepo } from "../db/settings-repo.ts";
 import { notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
-import { originOf, secretsBoundTo } from "./bound-secrets.ts";
+import { keepUserinfo, maskUserinfo, originOf, secretsBoundTo } from "./bound-secrets.ts";
 import {
   isKnownSetting,
   type SettingKey,
@@ -121,7 +121,7 @@ export function createSettingsService(deps: {
   function publicValue(key: string, entry: Stored | undefined): unknown {
     const def = settingDef(key);
     if (def?.secret) return secretMask(entry !== undefined && entry.value !== null);
-    return entry ? entry.value : def?.default;
+    return maskUserinfo(entry ? entry.value : def?.default);
   }
 
   function view(key: string): SettingView {
@@ -191,7 +191,7 @@ export function createSettingsService(deps: {
     view,
     set(key, value) {
       const cleared = keepingSecretsBound([key], () => {
-        write(key, value);
+        write(key, keepUserinfo(value, stored().get(key)?.value));
         changed(key);
       });
       const result = view(key);

@@ -1,6 +1,7 @@
 import type { Socket, TCPSocketListener } from "bun";
+import type { CidrRange } from "../addresses.ts";
 import { AppError } from "../errors.ts";
-import { type CidrRange, wyomingAccepts } from "./allow.ts";
+import { wyomingAccepts } from "./allow.ts";
 import { type Connection, type ConnectionDeps, createConnection } from "./connection.ts";
 
 interface SocketData {

@@ -131,17 +131,19 @@ describe("SVC_AUTH=keys-everywhere", () => {
     expect(body.error).toMatchObject({ type: "authentication_error", code: "unauthorized" });
   });
 
-  test("past SVC_AUTH_MAX_FAILURES wrong keys the peer waits (429, Retry-After), whatever X-Forwarded-For claims", async () => {
+  test("past SVC_AUTH_MAX_FAILURES wrong keys the peer's wrong keys wait (429, Retry-After), whatever X-Forwarded-For claims; a right key still works", async () => {
     const { t, admin } = withKeys("keys", { authMaxFailures: 3 });
     const remote = (ip: string, key: string) =>
       t.request("/api/history", { headers: { "x-forwarded-for": ip, ...bearer(key) } });
     for (let i = 0; i < 3; i++) expect((await remote("203.0.113.1", "svck_wrong")).status).toBe(401);
-    const slowed = await remote("203.0.113.1", admin);
+    const slowed = await remote("203.0.113.1", "svck_wrong");
     expect(slowed.status).toBe(429);
     expect(Number(slowed.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await code(slowed)).toBe("too_many_attempts");
     // The peer's address counts, not what a header claims: another X-Forwarded-For does not escape.
-    expect((await remote("203.0.113.2", admin)).status).toBe(429);
+    expect((await remote("203.0.113.2", "svck_wrong")).status).toBe(429);
+    // The right key is checked before the throttle refuses: it works from the throttled peer.
+    expect((await remote("203.0.113.1", admin)).status).toBe(200);
   });
 
   test("a refusal is logged with the address and the key's name, never the key", async () => {
@@ -200,7 +202,7 @@ describe("the console's session", () => {
     if (!first) throw new Error("firstRun made nothing");
     const once = await t.json("/api/auth/login", "POST", { code: first.code });
     expect(once.status).toBe(200);
-    expect(await once.json()).toEqual({ name: "admin", role: "admin" });
+    expect(await once.json()).toEqual({ name: "admin", role: "admin", check: expect.any(String) });
     expect((await t.json("/api/auth/login", "POST", { code: first.code })).status).toBe(401);
     expect(t.access.firstRun()).toBeNull();
   });
@@ -338,6 +340,45 @@ describe("a plugin's routes", () => {
     expect((await get("/ping", dictate)).status).toBe(200);
     expect((await get("/secret", dictate)).status).toBe(403);
     expect((await get("/secret", admin)).status).toBe(200);
+  });
+
+  test("get neither the caller's key nor its session cookie or check; other cookies pass", async () => {
+    const t = createTestApp({
+      auth: "keys-everywhere",
+      pluginsDir: pluginsDirWith("fx-dictate-routes"),
+      pluginHost: { timeouts: fastTimeouts },
+    });
+    t.services.settings.set("plugins", ["@fx/dictate-routes"]);
+    await t.plugins.start();
+    const admin = t.access.createKey("root", "admin").key;
+    const seen = await t.request("/api/plugins/fx-dictate-routes/headers", {
+      method: "POST",
+      headers: {
+        ...bearer(admin),
+        cookie: "svc_session=abc; theme=dark; __Host-svc_session=def",
+        "x-svc-session-check": "xyz",
+      },
+    });
+    expect(seen.status).toBe(200);
+    expect(await seen.json()).toEqual({ authorization: null, cookie: "theme=dark", check: null });
+  });
+});
+
+describe("a base URL's user name and password", () => {
+  test("are write-only: shown as ***, kept when the shown value is saved back", async () => {
+    const t = createTestApp();
+    const put = await t.json("/api/settings/llm_base_url", "PUT", {
+      value: "https://user:s3cret@llm.lan/v1",
+    });
+    expect(await put.text()).not.toContain("s3cret");
+    const shown = ((await (await t.request("/api/settings/llm_base_url")).json()) as { value: string }).value;
+    expect(shown).toBe("https://***@llm.lan/v1");
+    expect(await (await t.request("/api/settings")).text()).not.toContain("s3cret");
+    await t.json("/api/settings/llm_base_url", "PUT", { value: "https://***@llm.lan/v2" });
+    expect(t.services.settings.get("llm_base_url")).toBe("https://user:s3cret@llm.lan/v2");
+    // Another origin never inherits them.
+    await t.json("/api/settings/llm_base_url", "PUT", { value: "https://***@elsewhere.example/v1" });
+    expect(t.services.settings.get("llm_base_url")).not.toContain("s3cret");
   });
 });
 

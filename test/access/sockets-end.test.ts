@@ -29,9 +29,13 @@ interface Opened {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-function openEvents(base: string, headers: Record<string, string>): Promise<Opened> {
+/** Opens /api/events; a console session's socket names its check on the URL, as the console does. */
+function openEvents(base: string, headers: Record<string, string>, check?: string): Promise<Opened> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${base.replace("http", "ws")}/api/events`, { headers } as unknown as string[]);
+    const query = check === undefined ? "" : `?session_check=${check}`;
+    const ws = new WebSocket(`${base.replace("http", "ws")}/api/events${query}`, {
+      headers,
+    } as unknown as string[]);
     const closed = new Promise<{ code: number; reason: string }>((done) => {
       ws.onclose = (event) => done({ code: event.code, reason: event.reason });
     });
@@ -40,8 +44,8 @@ function openEvents(base: string, headers: Record<string, string>): Promise<Open
   });
 }
 
-/** The session cookie a login with `key` sets. */
-async function login(base: string, key: string): Promise<string> {
+/** The session cookie a login with `key` sets, and the check its answer carries. */
+async function login(base: string, key: string): Promise<{ cookie: string; check: string }> {
   const res = await fetch(`${base}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -50,7 +54,8 @@ async function login(base: string, key: string): Promise<string> {
   expect(res.status).toBe(200);
   const cookie = /svc_session=[^;]+/.exec(res.headers.get("set-cookie") ?? "")?.[0];
   if (!cookie) throw new Error("no session cookie");
-  return cookie;
+  const { check } = (await res.json()) as { check: string };
+  return { cookie, check };
 }
 
 const within = <T>(promise: Promise<T>, ms: number) =>
@@ -63,7 +68,8 @@ describe("an open WebSocket", () => {
   test("ends when `svc keys revoke` revokes its key beside the running server; others stay", async () => {
     const s = serve("cli-revoke");
     const phone = await openEvents(s.base, { authorization: `Bearer ${s.phone}` });
-    const phoneSession = await openEvents(s.base, { cookie: await login(s.base, s.phone) });
+    const session = await login(s.base, s.phone);
+    const phoneSession = await openEvents(s.base, { cookie: session.cookie }, session.check);
     const root = await openEvents(s.base, { authorization: `Bearer ${s.admin}` });
     let stderr = "";
     const code = runKeysCommand(["revoke", "phone"], s.dbPath, {
@@ -82,13 +88,16 @@ describe("an open WebSocket", () => {
     const s = serve("logout");
     const first = await login(s.base, s.admin);
     const second = await login(s.base, s.admin);
-    const ending = await openEvents(s.base, { cookie: first });
-    const staying = await openEvents(s.base, { cookie: second });
-    const out = await fetch(`${s.base}/api/auth/logout`, { method: "POST", headers: { cookie: first } });
+    const ending = await openEvents(s.base, { cookie: first.cookie }, first.check);
+    const staying = await openEvents(s.base, { cookie: second.cookie }, second.check);
+    const out = await fetch(`${s.base}/api/auth/logout`, {
+      method: "POST",
+      headers: { cookie: first.cookie },
+    });
     expect(out.status).toBe(204);
     expect(await within(ending.closed, 2000)).toEqual({ code: 1008, reason: "logged out" });
     // The logged-out session no longer opens one either; the other still does.
-    await expect(openEvents(s.base, { cookie: first })).rejects.toThrow("did not open");
+    await expect(openEvents(s.base, { cookie: first.cookie }, first.check)).rejects.toThrow("did not open");
     expect(staying.ws.readyState).toBe(WebSocket.OPEN);
     staying.ws.close();
   });

@@ -68,7 +68,12 @@ describe("the console's login (Chromium)", () => {
 
   test("a plugin page framed by the logged-in console reads neither the cookie nor a key", async () => {
     const enabled = await admin.evaluate(async () => {
-      const response = await fetch("/api/plugins/fx-hostile-page/enable", { method: "POST" });
+      // The console keeps its session's check in its own storage and sends it beside the cookie.
+      const check = localStorage.getItem("svc.sessionCheck") ?? "";
+      const response = await fetch("/api/plugins/fx-hostile-page/enable", {
+        method: "POST",
+        headers: { "x-svc-session-check": check },
+      });
       return response.status;
     });
     expect(enabled).toBe(200);

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import type { AuthMode } from "../../src/access/keys.ts";
+import { parseCidrList } from "../../src/addresses.ts";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { socketHandler } from "../../src/http/sockets.ts";
-import { parseCidrList } from "../../src/wyoming/allow.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createPeer, type Peer } from "../helpers/netns.ts";
 import type { PeerAnswer, PeerRequest } from "../helpers/peer-client.ts";
@@ -196,8 +196,13 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys, from another machine", () => {
     ]);
     const cookie = /svc_session=[^;]+/.exec(login?.headers["set-cookie"] ?? "")?.[0] ?? "";
     expect(cookie).not.toBe("");
-    const [withCookie] = await fromPeer([{ ...ws("/api/events"), headers: { cookie } }]);
-    expect(withCookie?.status).toBe(101);
+    const { check } = JSON.parse(login?.body ?? "{}") as { check: string };
+    // With the session's check on the URL, as the console opens them; without it, refused.
+    const [withCookie, withoutCheck] = await fromPeer([
+      { ...ws(`/api/events?session_check=${check}`), headers: { cookie } },
+      { ...ws("/api/events"), headers: { cookie } },
+    ]);
+    expect([withCookie?.status, withoutCheck?.status]).toEqual([101, 0]);
   });
 
   test("this machine needs no key, unless a proxy forwarded the request", async () => {
@@ -207,7 +212,7 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys, from another machine", () => {
     expect(proxied.status).toBe(401);
   });
 
-  test("wrong keys from the peer slow the peer (429, Retry-After) and nobody else", async () => {
+  test("wrong keys from the peer slow the peer's guesses (429, Retry-After), not its right key, nor anybody else", async () => {
     const s = serve("keys-everywhere");
     const wrong = {
       method: "GET",
@@ -215,13 +220,14 @@ describe.skipIf(refused !== null)("SVC_AUTH=keys, from another machine", () => {
       headers: { authorization: "Bearer svck_wrong" },
     };
     const answers = await fromPeer([
-      ...Array.from({ length: 10 }, () => wrong),
+      ...Array.from({ length: 11 }, () => wrong),
       { method: "GET", url: `${s.base}/api/history`, headers: { authorization: `Bearer ${s.dictate}` } },
     ]);
     expect(answers.slice(0, 10).map((answer) => answer.status)).toEqual(Array(10).fill(401));
     const slowed = answers[10] as PeerAnswer;
     expect(slowed.status).toBe(429);
     expect(Number(slowed.headers["retry-after"])).toBeGreaterThan(0);
+    expect(answers[11]?.status).toBe(200);
     const local = await fetch(`${s.loopback}/api/history`, {
       headers: { authorization: `Bearer ${s.dictate}` },
     });

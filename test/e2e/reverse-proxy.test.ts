@@ -100,6 +100,7 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
   let port: number;
   let origin: string;
   let proxyProcess: Subprocess;
+  let key = "";
 
   beforeAll(async () => {
     port = freePort();
@@ -108,13 +109,22 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
       SVC_DB_PATH: join(dir, `${proxy.name}.db`),
       SVC_ALLOWED_HOSTS: HOST,
       SVC_TRUSTED_ORIGINS: origin,
+      // As the README says to run it behind a proxy: every device but this machine needs a key.
+      SVC_AUTH: "keys",
     });
     const json = { "content-type": "application/json" };
+    // This machine, unproxied, needs no key: it sets up the engine and the phone's key.
     await fetch(`${svc.url}/api/settings/stt_engine`, {
       method: "PUT",
       headers: json,
       body: '{"value":"sphinx"}',
     });
+    const made = await fetch(`${svc.url}/api/keys`, {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ name: `phone-${proxy.name}`, role: "admin" }),
+    });
+    key = ((await made.json()) as { key: string }).key;
     const work = mkdtempSync(join(dir, `${proxy.name}-`));
     chmodSync(work, 0o755);
     proxyProcess = proxy.start(port, work);
@@ -137,8 +147,9 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
     await svc?.stop();
   });
 
-  function call(path: string, init: { method?: string; body?: string; origin?: string } = {}) {
+  function call(path: string, init: { method?: string; body?: string; origin?: string; key?: string } = {}) {
     const headers: Record<string, string> = { host: `${HOST}:${port}` };
+    if (init.key) headers.authorization = `Bearer ${init.key}`;
     if (init.body) headers["content-type"] = "application/json";
     if (init.origin) headers.origin = init.origin;
     return fetch(`https://127.0.0.1:${port}${path}`, {
@@ -155,21 +166,39 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
     expect(answer.headers.get("content-type")).toContain("text/html");
   });
 
+  test("through the proxy, a client without a key gets 401: the proxy is not this machine", async () => {
+    const refused = await call("/api/history");
+    expect(refused.status).toBe(401);
+    expect(
+      (await call("/api/keys", { method: "POST", body: '{"name":"x","role":"admin"}', origin })).status,
+    ).toBe(401);
+    expect((await call("/api/history", { key })).status).toBe(200);
+  });
+
+  test("the console's login through the proxy sets __Host-svc_session, Secure", async () => {
+    const login = await call("/api/auth/login", { method: "POST", body: JSON.stringify({ key }), origin });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.get("set-cookie") ?? "";
+    expect(cookie).toStartWith("__Host-svc_session=");
+    expect(cookie).toContain("; Secure");
+  });
+
   test("a change from the proxied origin is accepted; from another origin, refused", async () => {
     const body = '{"value":"de"}';
-    expect((await call("/api/settings/language", { method: "PUT", body, origin })).status).toBe(200);
+    expect((await call("/api/settings/language", { method: "PUT", body, origin, key })).status).toBe(200);
     const foreign = await call("/api/settings/language", {
       method: "PUT",
       body,
       origin: "https://evil.example",
+      key,
     });
     expect(foreign.status).toBe(403);
-    await call("/api/settings/language", { method: "PUT", body: '{"value":"en"}', origin });
+    await call("/api/settings/language", { method: "PUT", body: '{"value":"en"}', origin, key });
   });
 
   test("live dictation works over wss://", async () => {
     const ws = new WebSocket(`wss://127.0.0.1:${port}/api/dictate`, {
-      headers: { host: `${HOST}:${port}`, origin },
+      headers: { host: `${HOST}:${port}`, origin, authorization: `Bearer ${key}` },
       tls,
     } as unknown as string[]);
     ws.binaryType = "arraybuffer";

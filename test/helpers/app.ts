@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import type { AuthMode } from "../../src/access/keys.ts";
 import type { AccessService } from "../../src/access/service.ts";
+import { parseCidrList } from "../../src/addresses.ts";
 import { appDeps, createApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
@@ -70,6 +71,8 @@ export interface TestAppOptions {
   auth?: AuthMode;
   /** SVC_AUTH_MAX_FAILURES; default 10. */
   authMaxFailures?: number;
+  /** SVC_TRUSTED_PROXIES, as the variable is written; default none. */
+  trustedProxies?: string;
   /** Whether the app says it listens beyond loopback; default false. */
   exposed?: boolean;
   /** The operator's caps (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
@@ -172,6 +175,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     },
     bridgeScriptUrl: bridgeScriptUrl === undefined ? undefined : () => bridgeScriptUrl,
     authMaxFailures: options.authMaxFailures,
+    trustedProxies: parseCidrList(options.trustedProxies ?? "").ranges,
     exposed: options.exposed,
     operator: { ...defaultOperatorLimits, ...options.operator },
   });

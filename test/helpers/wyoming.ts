@@ -5,10 +5,10 @@
 // over a test app, started as main.ts starts it.
 import { afterEach } from "bun:test";
 import type { Socket } from "bun";
+import type { CidrRange } from "../../src/addresses.ts";
 import { createLiveDriver } from "../../src/dictation/live/driver.ts";
 import { defaultOperatorLimits, liveDoors } from "../../src/dictation/live/limits.ts";
 import type { Transcriber } from "../../src/dictation/transcriber.ts";
-import type { CidrRange } from "../../src/wyoming/allow.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
 import { wyomingLimits } from "../../src/wyoming/limits.ts";
 import { createWyomingServer, type WyomingServer } from "../../src/wyoming/server.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { defaultWyomingAllow, parseCidrList, wyomingAccepts } from "../../src/wyoming/allow.ts";
+import { parseCidrList } from "../../src/addresses.ts";
+import { defaultWyomingAllow, wyomingAccepts } from "../../src/wyoming/allow.ts";
 
 const defaults = parseCidrList(defaultWyomingAllow.join(",")).ranges;
 

@@ -6,6 +6,7 @@ import { pluginStorageMigration } from "./0004-plugin-storage.ts";
 import { historySourceMigration } from "./0005-history-source.ts";
 import { accessMigration } from "./0006-access.ts";
 import { operatorLimitsMigration } from "./0007-operator-limits.ts";
+import { sessionBoundsMigration } from "./0008-session-bounds.ts";
 
 /** Every schema step, in order. A compiled binary cannot glob its sources, so they are listed here. */
 export const migrations: readonly Migration[] = [
@@ -16,4 +17,5 @@ export const migrations: readonly Migration[] = [
   historySourceMigration,
   accessMigration,
   operatorLimitsMigration,
+  sessionBoundsMigration,
 ];

@@ -55,6 +55,7 @@ export interface paths {
               name: string;
               /** @enum {string} */
               role: "admin" | "dictate";
+              check: string;
             };
           };
         };
@@ -111,6 +112,7 @@ export interface paths {
                   role: "admin" | "dictate";
                   createdAt: string;
                   lastUsedAt: string | null;
+                  madeWhileOff: boolean;
                 })[];
             };
           };
@@ -138,6 +140,7 @@ export interface paths {
               role: "admin" | "dictate";
               createdAt: string;
               lastUsedAt: string | null;
+              madeWhileOff: boolean;
               key: string;
             };
           };
@@ -184,6 +187,8 @@ export interface paths {
               mode: "off" | "keys" | "keys-everywhere";
               key?: string;
               keyName?: string;
+              check?: string;
+              madeWhileOff?: string[];
             };
           };
         };

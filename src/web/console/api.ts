@@ -32,6 +32,51 @@ async function failure(response: Response): Promise<ApiError> {
   );
 }
 
+// The session's check (the login's answer): kept in this page's own storage, which a page on
+// another port of the host can neither read nor set, and sent beside the cookie, so a session
+// cookie planted by such a page is refused instead of used.
+const checkStorage = "svc.sessionCheck";
+
+function storedCheck(): string | null {
+  try {
+    return localStorage.getItem(checkStorage);
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the check of the session svc just made (login, keys turned on). */
+export function rememberSessionCheck(check: string | undefined): void {
+  if (check === undefined) return;
+  try {
+    localStorage.setItem(checkStorage, check);
+  } catch {
+    // Storage refused (a private window's quota): requests go without, and svc asks to log in.
+  }
+}
+
+/** `fetch` with the session's check beside the cookie: the bridge's requests for a plugin page. */
+export function sessionFetch(path: string, init: RequestInit): Promise<Response> {
+  const check = storedCheck();
+  if (check === null) return fetch(path, init);
+  const headers = new Headers(init.headers);
+  headers.set("x-svc-session-check", check);
+  return fetch(path, { ...init, headers });
+}
+
+/** A WebSocket's URL to svc, with the session's check (a browser cannot give a socket headers). */
+export function socketUrl(path: string): URL {
+  const url = new URL(path, location.href);
+  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+  const check = storedCheck();
+  if (check !== null) url.searchParams.set("session_check", check);
+  return url;
+}
+
+/** The warning shown when keys came on: admin keys that anyone could have made while they were off. */
+export const madeWhileOffWarning = (names: readonly string[]): string =>
+  `Made while keys were off, when anyone on your network could: ${names.join(", ")}. Revoke any you did not make (Access).`;
+
 const unauthorized = new Set<() => void>();
 
 /** Called when svc answers 401: the session ended (logout, a revoked key), or keys were turned on. */
@@ -43,6 +88,12 @@ export function onUnauthorized(listener: () => void): () => void {
 /** Sends a request; an error answer becomes an `ApiError`, a network failure a sentence. */
 async function request(path: string, init?: RequestInit): Promise<Response> {
   let response: Response;
+  const check = storedCheck();
+  if (check !== null)
+    init = {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), "x-svc-session-check": check },
+    };
   try {
     response = await fetch(path, init);
   } catch {

@@ -1,7 +1,7 @@
 import { type ComponentType, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
-import { api, messageOf } from "./api.ts";
+import { api, madeWhileOffWarning, messageOf, rememberSessionCheck } from "./api.ts";
 import { onConnectionChange } from "./events.ts";
 import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
 import { PluginIcon } from "./plugin-icon.tsx";
@@ -126,7 +126,9 @@ function AccessBanner(props: { session: Session }) {
     setBusy(true);
     try {
       const answer = await api.put("/api/access", { body: { mode: "keys" } });
+      rememberSessionCheck(answer.check);
       if (answer.key && answer.keyName) revealKey({ name: answer.keyName, key: answer.key });
+      if (answer.madeWhileOff) toast(madeWhileOffWarning(answer.madeWhileOff), "error");
       await refreshSession();
     } catch (error) {
       toast(messageOf(error), "error");

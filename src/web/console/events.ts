@@ -1,6 +1,7 @@
 // One WebSocket to /api/events for the whole console, reconnecting with backoff. Events carry
 // ids and figures only; screens refetch what changed over HTTP.
 import { useEffect, useRef } from "preact/hooks";
+import { socketUrl } from "./api.ts";
 
 export interface ServerEvent {
   type: string;
@@ -25,9 +26,7 @@ function setConnected(value: boolean) {
 /** Opens the socket (once); called by the first subscriber. */
 function connect() {
   if (socket) return;
-  const url = new URL("/api/events", location.href);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(url);
+  const ws = new WebSocket(socketUrl("/api/events"));
   socket = ws;
   ws.onopen = () => {
     retryDelay = 500;

@@ -2,6 +2,8 @@
 // are captured, pieces come back while the person speaks, and at stop only the tail is left. The
 // messages are the server's own declarations, published in the OpenAPI document and generated into
 // api-paths.d.ts (`bun run docs`).
+
+import { socketUrl } from "../api.ts";
 import type { components } from "../api-paths";
 
 type ClientMessage = components["schemas"]["DictateClientMessage"];
@@ -32,9 +34,7 @@ export function openLive(
   onText: (text: LiveText) => void,
   timeoutMs = 3000,
 ): Promise<LiveConnection | null> {
-  const url = new URL("/api/dictate", location.href);
-  url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(url);
+  const ws = new WebSocket(socketUrl("/api/dictate"));
   ws.binaryType = "arraybuffer";
   const text: LiveText = { committed: [], partial: "" };
   const send = (message: ClientMessage) => ws.send(JSON.stringify(message));

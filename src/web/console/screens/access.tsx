@@ -1,7 +1,7 @@
 // Who may use svc: the switch that requires keys (stored; SVC_AUTH decides when set), the keys
 // (made here, shown once, revoked), and this browser's session.
 import { useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, madeWhileOffWarning, rememberSessionCheck } from "../api.ts";
 import { refreshSession, type Session, useSession } from "../session.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useAction, useResource } from "../ui.tsx";
@@ -41,7 +41,9 @@ function ModeSwitch(props: { session: Session }) {
   const set = (mode: Session["mode"]) =>
     change.run(async () => {
       const answer = await api.put("/api/access", { body: { mode } });
+      rememberSessionCheck(answer.check);
       if (answer.key && answer.keyName) setMade({ name: answer.keyName, key: answer.key });
+      if (answer.madeWhileOff) toast(madeWhileOffWarning(answer.madeWhileOff), "error");
       await refreshSession();
     });
   return (

@@ -1,7 +1,7 @@
 // The console's login: a key, or the one-time code of the start log's link (`/login?code=…`, sent
 // at once). svc answers with an HttpOnly session cookie; the key is not kept by the page.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api } from "../api.ts";
+import { api, rememberSessionCheck } from "../api.ts";
 import { navigate } from "../router.ts";
 import { refreshSession } from "../session.ts";
 import { ErrorText, Screen, useAction } from "../ui.tsx";
@@ -13,7 +13,8 @@ export function LoginScreen(props: { code: string | null }) {
   const send = (value: string) =>
     login.run(async () => {
       const body = value.startsWith("svck_") ? { key: value } : { code: value };
-      await api.post("/api/auth/login", { body });
+      const answer = await api.post("/api/auth/login", { body });
+      rememberSessionCheck(answer.check);
       setSecret("");
       navigate("/", { replace: true });
       await refreshSession();

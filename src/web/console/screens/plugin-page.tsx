@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useRef } from "preact/hooks";
 import { attachBridge } from "../../bridge/host.ts";
+import { sessionFetch } from "../api.ts";
 import { isConsolePath } from "../paths.ts";
 import { pluginTitle, usePlugins } from "../plugin-list.ts";
 import { navigate } from "../router.ts";
@@ -21,15 +22,20 @@ export function PluginPageScreen(props: { slug: string; pageId: string }) {
   useLayoutEffect(() => {
     const element = frame.current;
     if (!element || !url) return;
-    const detach = attachBridge(element, props.slug, {
-      copy: (text) => copyText(text),
-      toast: (message, variant) => toast(message, variant),
-      navigate: (to) => {
-        if (!isConsolePath(to.split(/[?#]/)[0] ?? ""))
-          throw new Error(`navigate: "${to}" is not a console screen`);
-        navigate(to);
+    const detach = attachBridge(
+      element,
+      props.slug,
+      {
+        copy: (text) => copyText(text),
+        toast: (message, variant) => toast(message, variant),
+        navigate: (to) => {
+          if (!isConsolePath(to.split(/[?#]/)[0] ?? ""))
+            throw new Error(`navigate: "${to}" is not a console screen`);
+          navigate(to);
+        },
       },
-    });
+      sessionFetch,
+    );
     element.src = url;
     return detach;
   }, [url, props.slug]);
