@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type ErrorCode, errorCodes } from "../src/error-codes.ts";
 import { routeErrors } from "../src/http/api-docs.ts";
 import { transcribeDoc } from "../src/routes/transcribe.ts";
+import { type SettingDef, settingKeys, settingsCatalog } from "../src/settings/catalog.ts";
 import { apiTypes, apiTypesFile } from "./api-types.ts";
 
 const readme = join(import.meta.dir, "..", "README.md");
@@ -37,7 +38,23 @@ export function generatedSections(): Record<string, string> {
         `| ${status} | ${codes.map((code) => `\`${code}\` (${errorCodes[code].summary})`).join(", ")} |`,
     ),
   ];
-  return { "error-codes": codeTable.join("\n"), "transcribe-errors": transcribeTable.join("\n") };
+  // Every setting the catalog knows, and nothing else: a setting that became an environment
+  // variable leaves this table as it leaves the catalog.
+  const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
+  const settingsTable = [
+    "| Key | Default | Meaning |",
+    "| --- | --- | --- |",
+    ...settingKeys.map((key) => {
+      const def = settingsCatalog[key] as SettingDef;
+      const secret = def.secret ? " Secret: never shown." : "";
+      return `| \`${key}\` | \`${JSON.stringify(def.default)}\` | ${cell(def.description)}${secret} |`;
+    }),
+  ];
+  return {
+    "error-codes": codeTable.join("\n"),
+    "transcribe-errors": transcribeTable.join("\n"),
+    settings: settingsTable.join("\n"),
+  };
 }
 
 const block = (name: string) =>

@@ -29,3 +29,15 @@ test("the README's configuration section names every environment variable svc re
   const missing = Object.keys(envSchema.entries).filter((name) => !section.includes(`\`${name}\``));
   expect(missing).toEqual([]);
 });
+
+test("the README's settings table lists exactly the catalog's settings, and no retired one", async () => {
+  const { settingKeys, retiredSettings } = await import("../src/settings/catalog.ts");
+  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
+  const table = readme.slice(
+    readme.indexOf("<!-- generated:settings -->"),
+    readme.indexOf("<!-- /generated:settings -->"),
+  );
+  const listed = [...table.matchAll(/^\| `([a-z0-9_]+)`/gm)].map((match) => match[1]);
+  expect(listed).toEqual([...settingKeys]);
+  for (const retired of Object.keys(retiredSettings)) expect(listed).not.toContain(retired);
+});

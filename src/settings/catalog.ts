@@ -369,3 +369,18 @@ export type SettingValue<K extends SettingKey> = v.InferOutput<SettingsCatalog[K
 export const settingKeys = Object.keys(settingsCatalog) as SettingKey[];
 
 export const isKnownSetting = (key: string): key is SettingKey => Object.hasOwn(settingsCatalog, key);
+
+/**
+ * Settings that became environment variables (the caps that protect the server: a client must not
+ * raise them over the API), by the variable that replaced each. Writing one is refused with 400
+ * naming it, never stored as a client preference that silently does nothing.
+ */
+export const retiredSettings: Readonly<Record<string, string>> = {
+  dictate_max_frame_bytes: "SVC_DICTATE_MAX_FRAME_SIZE",
+  dictate_max_sessions: "SVC_DICTATE_MAX_SESSIONS",
+  wyoming_max_connections: "SVC_WYOMING_MAX_CONNECTIONS",
+  wyoming_max_header_bytes: "SVC_WYOMING_MAX_HEADER_SIZE",
+  wyoming_max_data_bytes: "SVC_WYOMING_MAX_DATA_SIZE",
+  wyoming_max_payload_bytes: "SVC_WYOMING_MAX_PAYLOAD_SIZE",
+  wyoming_max_unread_bytes: "SVC_WYOMING_MAX_UNREAD_SIZE",
+};

@@ -6,6 +6,7 @@ import type { Logger } from "../logger.ts";
 import { keepUserinfo, maskUserinfo, originOf, secretsBoundTo } from "./bound-secrets.ts";
 import {
   isKnownSetting,
+  retiredSettings,
   type SettingKey,
   type SettingValue,
   settingKeys,
@@ -218,11 +219,12 @@ export function createSettingsService(deps: {
       return values;
     },
     importValues(values, options = {}) {
-      const isSecret = (key: string) => settingDef(key)?.secret === true;
-      const entries = Object.entries(values).filter(([key]) => !isSecret(key));
+      // Secrets are never exported; a retired setting in an older backup is left out, not refused.
+      const skip = (key: string) => settingDef(key)?.secret === true || Object.hasOwn(retiredSettings, key);
+      const entries = Object.entries(values).filter(([key]) => !skip(key));
       for (const [key, value] of entries) encodeSetting(key, value);
       const reset = options.replace
-        ? [...stored().keys()].filter((key) => !isSecret(key) && !Object.hasOwn(values, key))
+        ? [...stored().keys()].filter((key) => !skip(key) && !Object.hasOwn(values, key))
         : [];
       const imported = entries.map(([key]) => key);
       const cleared = keepingSecretsBound(
@@ -234,7 +236,7 @@ export function createSettingsService(deps: {
         },
         false,
       );
-      return { imported, reset, skipped: Object.keys(values).filter(isSecret), cleared };
+      return { imported, reset, skipped: Object.keys(values).filter(skip), cleared };
     },
     onChange(listener) {
       listeners.add(listener);

@@ -1,6 +1,6 @@
 import { AppError, badRequest, payloadTooLarge } from "../errors.ts";
 import { parseReported } from "../validation.ts";
-import { isKnownSetting, type SettingDef, settingsCatalog } from "./catalog.ts";
+import { isKnownSetting, retiredSettings, type SettingDef, settingsCatalog } from "./catalog.ts";
 
 /** Client preferences (unknown keys) are opaque but bounded, so settings cannot become a blob store. */
 export const customKeyPattern = /^[a-z0-9][a-z0-9_.:-]{0,99}$/;
@@ -15,6 +15,14 @@ export const settingDef = (key: string): SettingDef | undefined =>
 
 export function assertSettingKey(key: string): void {
   if (isKnownSetting(key)) return;
+  const variable = Object.hasOwn(retiredSettings, key) ? retiredSettings[key] : undefined;
+  if (variable !== undefined) {
+    throw badRequest(
+      "invalid_setting_key",
+      `"${key}" is no longer a setting: it became the environment variable ${variable}, which the operator sets where svc starts (a client may not raise it over the API).`,
+      { key, variable },
+    );
+  }
   if (!customKeyPattern.test(key) || reservedKeys.has(key)) {
     throw badRequest(
       "invalid_setting_key",

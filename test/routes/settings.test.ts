@@ -118,6 +118,25 @@ describe("GET /api/settings/:key", () => {
 });
 
 describe("PUT /api/settings/:key", () => {
+  test("a setting that became an environment variable is refused 400, naming the variable", async () => {
+    const t = createTestApp();
+    const res = await put(t, "dictate_max_sessions", 64);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("invalid_setting_key");
+    expect(body.error.message).toContain("SVC_DICTATE_MAX_SESSIONS");
+    expect((await t.request("/api/settings/dictate_max_sessions", { method: "DELETE" })).status).toBe(400);
+    // An older backup that holds one imports the rest and leaves it out.
+    const imported = await t.json("/api/import", "POST", {
+      format: "svc-export",
+      version: 1,
+      settings: { dictate_max_sessions: 64, language: "de" },
+    });
+    expect(imported.status).toBe(200);
+    expect(t.services.settings.get("language")).toBe("de");
+    expect(Object.keys(t.services.settings.list())).not.toContain("dictate_max_sessions");
+  });
+
   test("stores a valid value, returns it and publishes settings.changed", async () => {
     const t = createTestApp();
     const res = await put(t, "language", " DE ");
