@@ -61,6 +61,8 @@ export interface LiveConnection {
   stop(): Promise<Transcription>;
   /** Drops the dictation: its queued pieces leave the scheduler, nothing is recorded. */
   cancel(reason?: unknown): void;
+  /** The running dictation's app context, learnt after its start (see `LiveSession.setAppContext`). */
+  setAppContext(appContext: AppContext | null): void;
   /** Something arrived from the client: the idle deadline starts again. */
   touch(): void;
   /** The client is gone: the dictation is cancelled and the deadlines stopped. */
@@ -265,6 +267,9 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
       },
       cancel(reason) {
         abandon(reason);
+      },
+      setAppContext(appContext) {
+        current?.session.setAppContext(appContext);
       },
       touch() {
         // Until the first dictation starts, only the start deadline runs: nothing renews it.

@@ -75,6 +75,11 @@ export interface LiveSession {
   stop(): Promise<Transcription>;
   /** Drops everything: queued pieces leave the scheduler, a running one is aborted. */
   cancel(reason?: unknown): void;
+  /**
+   * Where the user dictates, learnt after the start (the Freestyle desktop app may tell it only
+   * at commit): the pieces recognised from now on and the completion use it.
+   */
+  setAppContext(appContext: AppContext | null): void;
   /** Seconds of audio pushed so far. */
   readonly seconds: number;
   /** Seconds of it still held in memory: the piece being spoken, not the pauses and pieces before. */
@@ -386,6 +391,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         skipPostProcess: options.skipPostProcess,
         dictation: hooks.dictation,
       });
+    },
+    setAppContext(appContext) {
+      hooks.appContext = appContext;
     },
     cancel(reason) {
       if (state !== "over") transcriber.notify?.({ type: "recordingCancelled" });
