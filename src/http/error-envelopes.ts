@@ -1,10 +1,11 @@
-// The two shapes an error leaves svc in, chosen by the route a request reaches (api-docs.ts's
+// The shapes an error leaves svc in, chosen by the route a request reaches (api-docs.ts's
 // `envelopeAt`): svc's own `{"error":{code,message,details?}}`, and OpenAI's
-// `{"error":{message,type,param,code}}` under /v1, which its SDKs raise as their typed errors.
+// `{"error":{message,type,param,code}}` under /v1, which its SDKs raise as their typed errors; and
+// by who asks: the Freestyle desktop app reads `{"error":"<message>","code"}` (src/desktop/).
 // A leaf of http/: the renderer, the request info and the API reference read it.
 import * as v from "valibot";
 
-export type EnvelopeName = "svc" | "openai";
+export type EnvelopeName = "svc" | "openai" | "freestyle";
 
 /** A failure as the renderer knows it: svc's code, status, message and details. */
 export interface RenderableError {
@@ -72,6 +73,7 @@ export function renderEnvelope(
     };
   }
   const { code, message, details } = error;
+  if (envelope === "freestyle") return { status: error.status, body: { error: message, code } };
   return {
     status: error.status,
     body: { error: details === undefined ? { code, message } : { code, message, details } },
@@ -98,4 +100,5 @@ export const errorBodySchemas = {
       code: v.nullable(v.string()),
     }),
   }),
+  freestyle: v.object({ error: v.string(), code: v.string() }),
 } satisfies Record<EnvelopeName, v.GenericSchema>;

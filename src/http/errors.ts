@@ -6,8 +6,11 @@ import { type EnvelopeName, type RenderableError, renderEnvelope } from "./error
 import { RequestInfo, requestInfoOf, stampApiHeaders } from "./request-info.ts";
 import type { AppEnv } from "./types.ts";
 
-/** Which envelope a request's errors take, by its method and path (the route it reaches). */
-export type EnvelopeOf = (method: string, path: string) => EnvelopeName;
+/**
+ * Which envelope a request's errors take, by its method and path (the route it reaches) and its
+ * `Origin` header (the Freestyle desktop app's own shape, with SVC_FREESTYLE_DESKTOP=1).
+ */
+export type EnvelopeOf = (method: string, path: string, origin: string | null) => EnvelopeName;
 
 const svcOnly: EnvelopeOf = () => "svc";
 
@@ -76,7 +79,7 @@ export function lastResortError(logger: Logger, databasePath = ""): (error: Erro
 export function createErrorRenderer(databasePath: string, envelopeOf: EnvelopeOf = svcOnly) {
   return (error: unknown, c: Context<AppEnv>): Response => {
     const info = requestInfoOf(c);
-    const envelope = envelopeOf(c.req.method, c.req.path);
+    const envelope = envelopeOf(c.req.method, c.req.path, c.req.header("origin") ?? null);
     if (c.req.raw.signal.aborted) {
       info?.logger.info("client closed the connection before the answer", {
         reason: reasonOf(error),
@@ -98,7 +101,7 @@ export function notFoundRenderer(
 ) {
   return (c: Context<AppEnv>): Response => {
     const { method, path } = c.req;
-    const envelope = envelopeOf(method, path);
+    const envelope = envelopeOf(method, path, c.req.header("origin") ?? null);
     const allowed = allowedMethods(path);
     if (allowed.length === 0)
       return json({ status: 404, code: "not_found", message: `No route for ${method} ${path}.` }, envelope);

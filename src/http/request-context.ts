@@ -22,6 +22,16 @@ export interface RequestContextOptions extends GuardOptions {
   envelopeOf?: EnvelopeOf;
   /** Who may make the request (SVC_AUTH); static routes (GET /api/health) are open to all. */
   access?: AccessGate;
+  /** The origins granted cross-origin reads, if any (SVC_FREESTYLE_DESKTOP=1, src/desktop/cors.ts). */
+  cors?: CrossOrigin;
+}
+
+/** CORS for a few named origins: svc grants none unless the Freestyle desktop app's dialect is on. */
+export interface CrossOrigin {
+  /** A granted origin's preflight, answered before any key is asked for; null for any other request. */
+  preflight(request: Request, method: string): Response | null;
+  /** Adds the headers that let a granted origin read the answer (after the API's own headers). */
+  grant(request: Request, headers: Headers): void;
 }
 
 export type Respond = (request: Request, info: RequestInfo) => Response | Promise<Response>;
@@ -51,7 +61,7 @@ export type RequestContext = (
  * middleware makes every response a promise, which costs Bun a third of its throughput.
  */
 export function createRequestContext(options: RequestContextOptions): RequestContext {
-  const { logger, access } = options;
+  const { logger, access, cors } = options;
   const guard = createGuard(options);
   const finish = (
     method: string,
@@ -60,8 +70,11 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     started: number,
     complete: boolean,
     path: string,
+    request: Request,
   ): Response => {
     if (!complete) stampApiHeaders(response.headers, info);
+    // After the API's headers, which remove any Access-Control-Allow-Origin a route set.
+    cors?.grant(request, response.headers);
     // A container's health check calls every 30 s: 2,880 lines a day that say nothing when it passes.
     const quiet = path === "/api/health" && response.status === 200 ? "debug" : undefined;
     logger.request(info.requestId, method, path, response.status, performance.now() - started, quiet);
@@ -89,18 +102,24 @@ export function createRequestContext(options: RequestContextOptions): RequestCon
     try {
       if (path === null) throw nonCanonical;
       guard(request, method, route !== undefined, path);
-      if (route === undefined) access?.(request, method, info, path);
-      response = respond(request, info);
+      // A CORS preflight (SVC_FREESTYLE_DESKTOP) is answered before any key is asked for.
+      const preflight = cors?.preflight(request, method) ?? null;
+      if (preflight !== null) {
+        response = preflight;
+      } else {
+        if (route === undefined) access?.(request, method, info, path);
+        response = respond(request, info);
+      }
     } catch (error) {
-      const envelope = options.envelopeOf?.(method, path ?? raw) ?? "svc";
+      const envelope = options.envelopeOf?.(method, path ?? raw, request.headers.get("origin")) ?? "svc";
       response = errorResponse(error, info, "", envelope);
       complete = false;
     }
     // A key pasted into a path is never written to the log.
     const logged = raw.includes("svck_") ? redactKeys(raw) : raw;
     if (response instanceof Promise)
-      return response.then((done) => finish(method, done, info, started, complete, logged));
-    return finish(method, response, info, started, complete, logged);
+      return response.then((done) => finish(method, done, info, started, complete, logged, request));
+    return finish(method, response, info, started, complete, logged, request);
   };
 }
 
