@@ -3,6 +3,8 @@ import { Hono } from "hono";
 import type { AccessService } from "./access/service.ts";
 import type { CidrRange } from "./addresses.ts";
 import type { Database } from "./db/database.ts";
+import { createDesktopCors, desktopOrigin } from "./desktop/cors.ts";
+import { withStreamAccess, withStreamToken } from "./desktop/stream-access.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
@@ -14,7 +16,7 @@ import { createAuthThrottle } from "./http/auth-throttle.ts";
 import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
 import { createClientAddressing } from "./http/client-address.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
-import { createErrorRenderer, notFoundRenderer } from "./http/errors.ts";
+import { createErrorRenderer, type EnvelopeOf, notFoundRenderer } from "./http/errors.ts";
 import { rawPath, routePath } from "./http/raw-path.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
 import { createOpenSockets } from "./http/sockets.ts";
@@ -27,6 +29,7 @@ import { createAccessModeRoutes, createAuthRoutes, createKeysRoutes } from "./ro
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-transfer.ts";
+import { createDesktopRoutes } from "./routes/desktop.ts";
 import { createDictateRoutes } from "./routes/dictate.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEnginesRoutes } from "./routes/engines.ts";
@@ -76,6 +79,8 @@ export interface AppDeps extends Services {
   dictation: Dictation;
   /** The URL of the bridge script added to plugin pages; default: the console's bridge.js. */
   bridgeScriptUrl?: () => string | Promise<string>;
+  /** SVC_FREESTYLE_DESKTOP=1: the Freestyle desktop app's dialect (src/desktop/); default off. */
+  freestyleDesktop?: boolean;
 }
 
 /** What the HTTP application needs besides the runtime's parts. */
@@ -100,6 +105,8 @@ export interface HttpDeps {
    * plugin HTML document. Default: the console's own bridge.js.
    */
   bridgeScriptUrl?: () => string | Promise<string>;
+  /** SVC_FREESTYLE_DESKTOP=1: the Freestyle desktop app's dialect (src/desktop/); default off. */
+  freestyleDesktop?: boolean;
 }
 
 /** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */
@@ -199,9 +206,19 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>({ getPath: routerPath });
   const throttle = createAuthThrottle(deps.authMaxFailures ?? 10);
   const client = createClientAddressing(deps.trustedProxies ?? []);
+  // The Freestyle desktop app's dialect (README "Freestyle desktop app"): off unless switched on.
+  const desktop = deps.freestyleDesktop === true;
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
-  // route and a 404 beside it all render in it, each once.
-  const envelopeOf = (method: string, path: string) => deps.docs.envelopeAt(method, path);
+  // route and a 404 beside it all render in it, each once. The desktop app reads its own.
+  const envelopeOf: EnvelopeOf = (method, path, origin) =>
+    desktop && origin === desktopOrigin ? "freestyle" : deps.docs.envelopeAt(method, path);
+  const routeAccess = routeAccessOf(deps.docs, deps.plugins);
+  const gate = createAccessGate({
+    access: deps.access,
+    throttle,
+    client,
+    routeAccess: desktop ? withStreamAccess(routeAccess) : routeAccess,
+  });
   const context = createRequestContext({
     envelopeOf,
     logger: deps.logger,
@@ -209,17 +226,17 @@ export function createApp(deps: AppDeps) {
     allowedHosts: deps.allowedHosts,
     // Events carry ids only (docs/SPEC.md §5); a live dictation uses the engine and writes history.
     openSockets: new Set(["/api/events"]),
-    access: createAccessGate({
-      access: deps.access,
-      throttle,
-      client,
-      routeAccess: routeAccessOf(deps.docs, deps.plugins),
-    }),
+    access: desktop ? withStreamToken(gate) : gate,
+    ...(desktop ? { cors: createDesktopCors(deps.trustedOrigins) } : {}),
   });
   const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
   const bodyKindOf = bodyKinds(deps.docs);
   installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
-  const health = createHealthRoutes({ version: deps.version, docs: deps.docs });
+  const health = createHealthRoutes({
+    version: deps.version,
+    docs: deps.docs,
+    name: desktop ? "freestyle" : "svc",
+  });
   mount(health.routes);
   // The WebSocket routes keep their open sockets here, for svc's shutdown (and a revoked key) to close.
   const sockets = createOpenSockets((keyId, session) => deps.access.credentialEnded(keyId, session));
@@ -229,11 +246,14 @@ export function createApp(deps: AppDeps) {
   mount(createAccessModeRoutes(accessDeps));
   mount(createEventsRoutes({ ...deps, sockets }));
   mount(createDictateRoutes({ ...deps, sockets }));
-  mount(createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs }));
+  mount(
+    createTranscribeRoutes({ transcriber: deps.dictation.transcriber, docs: deps.docs, cleaned: desktop }),
+  );
   mount(
     createPostProcessRoutes({
       pipeline: deps.dictation.pipeline,
       docs: deps.docs,
+      cleaned: desktop,
       notify: (event) => deps.plugins.notify(event),
       publish: (type, data) => deps.events.publish(type, data),
     }),
@@ -256,6 +276,7 @@ export function createApp(deps: AppDeps) {
   mount(createVocabularyRoutes(deps));
   mount(createFormatsRoutes(deps));
   mount(createDataTransferRoutes(deps));
+  if (desktop) for (const routes of createDesktopRoutes({ ...deps, sockets })) mount(routes);
   // The console's files are loaded once, on first use: plugin pages name its bridge script.
   const consoleAssets = consoleAssetLoader();
   const bridgeScriptUrl =

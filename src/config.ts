@@ -113,6 +113,15 @@ export const envSchema = v.object({
     ),
     "extra origins allowed to change state, comma-separated",
   ),
+  SVC_FREESTYLE_DESKTOP: described(
+    v.pipe(
+      v.optional(v.string(), ""),
+      v.trim(),
+      v.picklist(["", "0", "1"], "SVC_FREESTYLE_DESKTOP must be 1 (on) or 0 (off)"),
+      v.transform((text) => text === "1"),
+    ),
+    "1: speak the Freestyle desktop app's dialect (CORS for app://renderer, /stream, health name freestyle) (default off)",
+  ),
   SVC_ALLOWED_HOSTS: described(
     v.pipe(
       csv,
@@ -345,6 +354,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
     doNotTrack: out.DO_NOT_TRACK.trim() !== "" && out.DO_NOT_TRACK.trim() !== "0",
     trustedOrigins: new Set(out.SVC_TRUSTED_ORIGINS) as ReadonlySet<string>,
     allowedHosts: out.SVC_ALLOWED_HOSTS as readonly string[],
+    /** SVC_FREESTYLE_DESKTOP=1: the Freestyle desktop app's dialect (src/desktop/) is spoken. */
+    freestyleDesktop: out.SVC_FREESTYLE_DESKTOP,
     logLevel: out.SVC_LOG_LEVEL,
     /** SVC_AUTH, or null when unset (the mode stored from the console applies, else off). */
     auth: out.SVC_AUTH === "" ? null : out.SVC_AUTH,

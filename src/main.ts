@@ -81,6 +81,7 @@ async function serve(env: Env): Promise<number> {
       sessionMaxMs: config.sessions.maxMs,
       operator: config.operator,
       exposed: !isLoopback(config.host),
+      freestyleDesktop: config.freestyleDesktop,
     }),
   );
   let server: Bun.Server<unknown>;

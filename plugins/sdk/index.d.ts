@@ -189,14 +189,15 @@ export interface AppContext {
 /**
  * The door a dictation came in by: `api` (POST /api/transcribe, the console's upload, text sent to
  * POST /api/post-process), `openai` (/v1/audio/…), `live` (the /api/dictate WebSocket), `wyoming`
- * (Home Assistant's Assist), `cli` (svc transcribe, svc dictate). History records the same value.
+ * (Home Assistant's Assist), `cli` (svc transcribe, svc dictate), `desktop` (the Freestyle desktop
+ * app's live dictation, with SVC_FREESTYLE_DESKTOP=1). History records the same value.
  *
  * @example
  * ```ts
  * afterCleanup(input, output) { if (input.source === "wyoming") output.text = output.text.toLowerCase(); }
  * ```
  */
-export type DictationSource = "api" | "openai" | "live" | "wyoming" | "cli";
+export type DictationSource = "api" | "openai" | "live" | "wyoming" | "cli" | "desktop";
 
 /**
  * Read-only facts about the dictation an {@link AfterCleanupHook} runs on.

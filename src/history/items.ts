@@ -4,7 +4,7 @@ import { type AppContext, appContextLimits, appContextSchema } from "../formats/
 import { countWords } from "./words.ts";
 
 /** Where a dictation came from, as history records it. */
-export type HistorySource = "api" | "openai" | "live" | "cli" | "wyoming";
+export type HistorySource = "api" | "openai" | "live" | "cli" | "wyoming" | "desktop";
 
 /** A history entry as the API shows it. */
 export const historyItemSchema = v.object({
@@ -24,7 +24,8 @@ export const historyItemSchema = v.object({
   formatLabel: v.nullable(v.string()),
   /**
    * Where it came from: `api` (/api/transcribe and the console), `openai` (/v1), `live`
-   * (/api/dictate), `cli`, `wyoming` (the Wyoming listener, Home Assistant's Assist).
+   * (/api/dictate), `cli`, `wyoming` (the Wyoming listener, Home Assistant's Assist), `desktop`
+   * (the Freestyle desktop app's /stream, SVC_FREESTYLE_DESKTOP=1).
    */
   source: v.string(),
   /** The name of the key it was made with (SVC_AUTH keys); null when made without a key. */

@@ -40,7 +40,8 @@ export function hookAppContext(context: AppContext | null): Readonly<HookAppCont
 /**
  * The door a dictation came in by: `api` (POST /api/transcribe, the console's upload,
  * POST /api/post-process), `openai` (/v1), `live` (the /api/dictate WebSocket), `wyoming` (Home
- * Assistant), `cli` (svc transcribe, svc dictate). History records the same value.
+ * Assistant), `cli` (svc transcribe, svc dictate), `desktop` (the Freestyle desktop app's /stream).
+ * History records the same value.
  */
 export type DictationSource = HistorySource;
 

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { withCleaned } from "../desktop/answers.ts";
 import { languageSchema } from "../dictation/language.ts";
 import type { PipelineResult, TextPipeline } from "../dictation/text/pipeline.ts";
 import { AppError } from "../errors.ts";
@@ -52,6 +53,8 @@ const resultSchema = describes<PipelineResult>()(
 export function createPostProcessRoutes(deps: {
   pipeline: TextPipeline;
   docs: ApiDocs;
+  /** SVC_FREESTYLE_DESKTOP=1: the answer also carries `cleaned`, which the desktop app pastes. */
+  cleaned?: boolean;
   /** An abort is told to the plugins' event hooks (with its reason) and the bus (without). */
   notify?(event: PipelineEvent): void;
   publish?(type: "pipeline.error", data: Record<string, unknown>): void;
@@ -64,7 +67,20 @@ export function createPostProcessRoutes(deps: {
       errors: ["text_too_long", "invalid_app_context"],
       description: `For clients with their own speech engine. \`appContext\` is {app,title,url} or an app name; text over ${maxPostProcessChars} characters is refused with 413. The x-app-context header is used when the body has no appContext.`,
       body: bodySchema,
-      responses: { 200: { description: "The finished text and each stage's output", schema: resultSchema } },
+      responses: {
+        200: {
+          description: "The finished text and each stage's output",
+          schema: deps.cleaned
+            ? v.object({
+                ...resultSchema.entries,
+                cleaned: v.pipe(
+                  v.string(),
+                  v.description('the text to paste: `text` when delivered, else ""'),
+                ),
+              })
+            : resultSchema,
+        },
+      },
     },
     async (c) => {
       const body = await readJson(c, bodySchema);
@@ -89,7 +105,7 @@ export function createPostProcessRoutes(deps: {
         deps.notify?.(aborted.event);
         deps.publish?.("pipeline.error", aborted.bus);
       }
-      return c.json(result);
+      return c.json(deps.cleaned ? withCleaned(result) : result);
     },
   );
 }

@@ -1,5 +1,7 @@
 import type { Context } from "hono";
+import * as v from "valibot";
 import { keyNameOf, nobody } from "../access/principal.ts";
+import { withCleaned } from "../desktop/answers.ts";
 import { ACCEPTED_AUDIO } from "../dictation/audio/index.ts";
 import { languageSchema } from "../dictation/language.ts";
 import { type TranscribeResult, transcribeResultSchema } from "../dictation/result.ts";
@@ -76,8 +78,23 @@ export const transcribeDoc: RouteSpec = {
   errors: transcribeErrors,
 };
 
-export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs }) {
-  return documentedRoutes(deps.docs, "/api/transcribe", "Dictation").post("/", transcribeDoc, async (c) => {
+/** With SVC_FREESTYLE_DESKTOP=1 the answer also carries `cleaned`, which the desktop app pastes. */
+const transcribeDocWithCleaned: RouteSpec = {
+  ...transcribeDoc,
+  responses: {
+    200: {
+      description: "The transcript",
+      schema: v.object({
+        ...transcribeResultSchema.entries,
+        cleaned: v.pipe(v.string(), v.description('the text to paste: `text` when delivered, else ""')),
+      }),
+    },
+  },
+};
+
+export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: ApiDocs; cleaned?: boolean }) {
+  const doc = deps.cleaned ? transcribeDocWithCleaned : transcribeDoc;
+  return documentedRoutes(deps.docs, "/api/transcribe", "Dictation").post("/", doc, async (c) => {
     // Bun closes a connection idle for `idleTimeout`; a long transcription is not idle.
     requestInfoOf(c)?.server?.timeout(c.req.raw, 0);
     const languageRaw = c.req.header("x-language");
@@ -95,6 +112,6 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
       keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
     });
     c.header("Server-Timing", serverTiming(result));
-    return c.json(result);
+    return c.json(deps.cleaned ? withCleaned(result) : result);
   });
 }

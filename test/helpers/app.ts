@@ -79,6 +79,8 @@ export interface TestAppOptions {
   operator?: Partial<OperatorLimits>;
   /** Wraps the transcriber the app's routes use (a test watching the pieces a live dictation asks for). */
   wrap?: (transcriber: Transcriber) => Transcriber;
+  /** SVC_FREESTYLE_DESKTOP=1; default off. */
+  freestyleDesktop?: boolean;
 }
 
 /**
@@ -178,6 +180,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     trustedProxies: parseCidrList(options.trustedProxies ?? "").ranges,
     exposed: options.exposed,
     operator: { ...defaultOperatorLimits, ...options.operator },
+    freestyleDesktop: options.freestyleDesktop,
   });
   const app = createApp(deps);
   checkDocumentedErrors(app, deps.docs);

@@ -33,6 +33,8 @@ export async function startPluginApp(options: {
   npmRegistry?: string;
   dbPath?: string;
   bridgeScriptUrl?: string;
+  /** SVC_FREESTYLE_DESKTOP=1; default off. */
+  freestyleDesktop?: boolean;
 }): Promise<PluginApp> {
   const pluginsDir = options.pluginsDir ?? pluginsDirWith(...(options.fixtures ?? []));
   const app = createTestApp({
@@ -40,6 +42,7 @@ export async function startPluginApp(options: {
     npmRegistry: options.npmRegistry,
     pluginHost: { timeouts: fastTimeouts, ...options.host },
     dbPath: options.dbPath,
+    freestyleDesktop: options.freestyleDesktop,
     bridgeScriptUrl: options.bridgeScriptUrl,
   });
   if (options.disabled) app.services.settings.set("disabled_plugins", options.disabled);

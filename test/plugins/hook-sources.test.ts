@@ -12,7 +12,8 @@ import type { Runtime } from "../../src/runtime.ts";
 import { describeSvc, requestedModel } from "../../src/wyoming/info.ts";
 import { wyomingLimits } from "../../src/wyoming/limits.ts";
 import { createWyomingServer } from "../../src/wyoming/server.ts";
-import { connect, streamFrames } from "../helpers/dictate-server.ts";
+import { dictate, openStream } from "../helpers/desktop-client.ts";
+import { connect, streamFrames, toPcm16 } from "../helpers/dictate-server.ts";
 import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 import { connectWyoming, streamChunks } from "../helpers/wyoming.ts";
@@ -40,6 +41,8 @@ interface Doors {
   /** The hook calls since the last time they were asked for. */
   calls(): Promise<HookCall[]>;
   dictateUrl: string;
+  /** The HTTP base the Freestyle desktop app's /stream is under. */
+  base: string;
   wyomingPort: number;
   /** The clip as a WAV file. */
   file: string;
@@ -55,7 +58,11 @@ afterEach(async () => {
 });
 
 async function openDoors(): Promise<Doors> {
-  const app = await startPluginApp({ fixtures: ["fx-hook-sources"], entries: ["@fx/hook-sources"] });
+  const app = await startPluginApp({
+    fixtures: ["fx-hook-sources"],
+    entries: ["@fx/hook-sources"],
+    freestyleDesktop: true,
+  });
   const { settings } = app.services;
   settings.set("stt_engine", "sphinx");
   // beforeCleanup runs before the LLM pass: an endpoint that refuses, so the deterministic text goes on.
@@ -107,6 +114,7 @@ async function openDoors(): Promise<Doors> {
       return ((await res.json()) as { calls: HookCall[] }).calls;
     },
     dictateUrl: `ws://127.0.0.1:${http.port}/api/dictate`,
+    base: `http://127.0.0.1:${http.port}`,
     wyomingPort: listener.port,
     file,
     async cli(command, args) {
@@ -161,6 +169,15 @@ async function overWyoming(port: number) {
   return { text: transcript.data.text, chunks: chunks.map((chunk) => String(chunk.data.text).trim()) };
 }
 
+/** The clip over the Freestyle desktop app's /stream, as the app sends it: the final text. */
+async function overDesktop(base: string) {
+  const socket = await openStream(base);
+  await socket.next("config");
+  const recorded = await dictate(base, socket, toPcm16(goForward()), { realTime: false });
+  socket.ws.close();
+  return recorded.pasted;
+}
+
 /** `svc dictate --json`: the final body and the segments it printed. */
 async function overCli(open: Doors, args: string[] = []) {
   const lines = (await open.cli(runDictateCommand, ["--json", ...args, open.file]))
@@ -194,6 +211,7 @@ describe("every dictation path runs the plugin hooks", () => {
       ["live", () => overWebSocket(open.dictateUrl)],
       ["wyoming", () => overWyoming(open.wyomingPort)],
       ["cli", () => overCli(open)],
+      ["desktop", () => overDesktop(open.base)],
     ];
     for (const [source, dictate] of paths) {
       await dictate();

@@ -83,6 +83,19 @@ export const liveDoors = {
     maxSessions: { variable: "SVC_DICTATE_MAX_SESSIONS", limit: "dictateMaxSessions" },
     tooFast: "stream as it is spoken, or POST /api/transcribe a recording",
   },
+  // The Freestyle desktop app's /stream (src/desktop/): the WebSocket's limits, but no start
+  // deadline, since its socket stays open between recordings and each recording connects anew.
+  desktop: {
+    source: "desktop",
+    settings: {
+      maxSeconds: "dictate_max_session_seconds",
+      maxSpeed: "dictate_max_speed",
+      idleTimeoutSeconds: "dictate_idle_timeout_seconds",
+      startTimeoutSeconds: null,
+    },
+    maxSessions: { variable: "SVC_DICTATE_MAX_SESSIONS", limit: "dictateMaxSessions" },
+    tooFast: "stream as it is spoken",
+  },
   wyoming: {
     source: "wyoming",
     settings: {
