@@ -1,5 +1,6 @@
 // How svc becomes one executable: the `bun build --compile` arguments for a platform, shared by
 // `bun run build`, the release and the tests that compile svc, so all three make the same binary.
+import { DECODE_WORKER_ENTRY } from "../src/dictation/audio/index.ts";
 import { workerEntries } from "../src/dictation/engines/registry.ts";
 import { buildWhisperAddons } from "./whisper-addon.mjs";
 
@@ -39,8 +40,10 @@ export function compileArgs(platform: Platform, outfile: string, entry = "src/ma
   return [
     "build",
     entry,
-    // Engines that run in a Worker (sphinx): their entries are compiled in at known paths (--root .).
+    // Workers (sphinx's engine, the compressed-audio decoder): their entries are compiled in at
+    // known paths (--root .).
     ...workerEntries,
+    DECODE_WORKER_ENTRY,
     "--root",
     ".",
     "--compile",

@@ -6,7 +6,7 @@ import type { BeforeTranscribeHook } from "../plugins/hooks-audio.ts";
 import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
-import { decodeAudio } from "./audio/index.ts";
+import { closeDecodeWorker, decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import { encodeWav } from "./engines/remote/wav-encode.ts";
@@ -81,7 +81,9 @@ export function createDictation(options: DictationOptions): Dictation {
   const keepAlive = createKeepAlive({
     delayMs: () => keepAliveMs(services.settings.get("keep_alive")),
     release: async () => {
-      if (dictating > 0 || !transcriber.isIdle() || !(await vad.unload())) return false;
+      if (dictating > 0 || !transcriber.isIdle() || !closeDecodeWorker() || !(await vad.unload())) {
+        return false;
+      }
       const loaded = engines.loaded();
       await engines.close();
       trimMemory();
@@ -190,6 +192,7 @@ export function createDictation(options: DictationOptions): Dictation {
   });
   const close = async () => {
     keepAlive.close();
+    closeDecodeWorker();
     await engines.close();
     await vad.unload();
   };

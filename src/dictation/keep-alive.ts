@@ -1,8 +1,9 @@
 import * as v from "valibot";
 
 // Ollama's keep_alive, for a dictation server: after this long without a dictation, svc gives back
-// what it loaded to dictate (the speech model, the sphinx decoder, the voice-activity detector) and
-// loads it again on the next one. A homelab box shares its memory with a dozen other services.
+// what it loaded to dictate (the speech model, the sphinx decoder, the voice-activity detector, the
+// compressed-upload decoder's worker) and loads it again on the next one. A homelab box shares its
+// memory with a dozen other services.
 
 const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** Go's duration syntax, as Ollama takes it: "30s", "5m", "1h30m", "1.5h"; or a bare number of seconds. */

@@ -144,7 +144,7 @@ export const settingsCatalog = {
     schema: keepAliveSchema,
     default: "5m",
     description:
-      "How long svc keeps the speech model, the sphinx decoder and the voice-activity detector loaded after the last dictation (Ollama's keep_alive): a duration such as 30s, 5m or 1h, a number of seconds, 0 to give them back after each dictation, -1 to keep them. The next dictation loads them again.",
+      "How long svc keeps the speech model, the sphinx decoder, the voice-activity detector and the compressed-upload decoder loaded after the last dictation (Ollama's keep_alive): a duration such as 30s, 5m or 1h, a number of seconds, 0 to give them back after each dictation, -1 to keep them. The next dictation loads them again.",
     group: "speech",
   }),
   history_paused: define({

@@ -1,8 +1,8 @@
-import { decodeCompressed } from "./compressed.ts";
 import { audioTooLong, invalidAudio, unsupportedAudio } from "./errors.ts";
 import { scanFlac } from "./flac-scan.ts";
 import { declaredFormat, type MediaType, OPAQUE_TYPES, parseMediaType } from "./media-type.ts";
 import { inspectMp4 } from "./mp4-guard.ts";
+import { decodeOffLoop } from "./off-loop.ts";
 import { frameBytes, type PcmLayout, pcmToMono } from "./pcm.ts";
 import { SAMPLE_RATE } from "./rate.ts";
 import { rawPcmLayout } from "./raw-pcm.ts";
@@ -72,7 +72,7 @@ async function fromCompressed(
   limits: DecodeLimits,
 ): Promise<DecodedAudio> {
   const { whole, declaredFrames } = preflight(bytes, format, limits);
-  const decoded = await decodeCompressed(bytes, {
+  const decoded = await decodeOffLoop(bytes, {
     decoder,
     format,
     maxDurationMs: limits.maxDurationMs,

@@ -6,6 +6,7 @@ export { type DecodedAudio, type DecodeLimits, decodeAudio } from "./decode.ts";
 export { ACCEPTED_AUDIO, AUDIO_ERROR_CODES, type AudioErrorCode, unsupportedAudio } from "./errors.ts";
 export { type AudioLevel, DEFAULT_SILENCE_THRESHOLD_DB, isNearSilent, measureLevel } from "./level.ts";
 export { parseMediaType } from "./media-type.ts";
+export { closeDecodeWorker, DECODE_WORKER_ENTRY } from "./off-loop.ts";
 export { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type PcmLayout } from "./pcm.ts";
 export { SAMPLE_RATE } from "./rate.ts";
 export { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "./stream.ts";
