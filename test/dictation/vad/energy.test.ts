@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createVad } from "../../../src/dictation/vad/vad.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { goForward, librivoxClips } from "../../helpers/sphinx-testdata.ts";
-import { backgrounds } from "./noise.ts";
+import { backgrounds, whiteNoise } from "./noise.ts";
 
 // The energy detector, as svc uses it when Silero cannot load (here: a loader that fails as a
 // missing model file would).
@@ -59,6 +59,20 @@ describe("the energy fallback", () => {
     for (const { name, pcm } of backgrounds(5)) {
       expect({ name, regions: await vad.speechRegions(pcm) }).toEqual({ name, regions: [] });
     }
+  });
+  test("while it scores 590 s of noise, the event loop gets turns: timers set meanwhile fire", async () => {
+    const { vad } = fallbackVad();
+    await vad.warmUp();
+    const order: string[] = [];
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const scoring = vad.hasSpeech(whiteNoise(590, -20)).then((speech) => order.push(`speech: ${speech}`));
+    setTimeout(() => order.push("timer"), 0);
+    await scoring;
+    clearInterval(timer);
+    expect(order).toEqual(["timer", "speech: false"]);
+    // About 0.2 s of scoring in 5 ms slices: dozens of turns, not one at the end.
+    expect(ticks).toBeGreaterThan(5);
   });
 });
 
