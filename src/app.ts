@@ -6,6 +6,7 @@ import type { Database } from "./db/database.ts";
 import { createDesktopCors, desktopOrigin } from "./desktop/cors.ts";
 import { withStreamAccess, withStreamToken } from "./desktop/stream-access.ts";
 import type { Dictation } from "./dictation/dictation.ts";
+import { activeLanguages } from "./dictation/engines/models.ts";
 import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import type { EventBus } from "./events.ts";
@@ -268,7 +269,7 @@ export function createApp(deps: AppDeps) {
       docs: deps.docs,
     }),
   );
-  mount(createSettingsRoutes(deps));
+  mount(createSettingsRoutes({ ...deps, languages: () => activeLanguages(engines) }));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
   mount(createEnginesRoutes({ engines, recognizer: deps.dictation.transcriber, docs: deps.docs }));

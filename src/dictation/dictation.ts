@@ -8,6 +8,7 @@ import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { closeDecodeWorker, decodeAudio } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
+import { activeModelId } from "./engines/models.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import { encodeWav } from "./engines/remote/wav-encode.ts";
 import type { ModelStore } from "./engines/whisper/models/store.ts";
@@ -138,7 +139,7 @@ export function createDictation(options: DictationOptions): Dictation {
       language: services.settings.get("language"),
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
-      model: services.settings.get("stt_model"),
+      modelOf: (engine) => activeModelId({ settings: services.settings, models: options.models }, engine),
     }),
     encodeWav: (pcm) => encodeWav(pcm),
     decodeWav: async (bytes) =>

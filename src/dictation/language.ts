@@ -1,19 +1,7 @@
 import * as v from "valibot";
+import { languageSchema } from "../settings/values.ts";
 
-/**
- * A spoken-language value as svc accepts it everywhere (the `language` setting, the `x-language`
- * header, `POST /api/post-process`): "auto" or an ISO 639 code with an optional region, lower-cased.
- */
-export const languageSchema = v.pipe(
-  v.string(),
-  v.trim(),
-  v.toLowerCase(),
-  v.transform((tag) => tag.replace("_", "-")),
-  v.regex(
-    /^(?:auto|[a-z]{2,3}(?:-[a-z0-9]{2,8})?)$/,
-    'must be "auto" or an ISO 639 code such as "en" or "pt-br"',
-  ),
-);
+export { languageSchema };
 
 /**
  * The primary language of a tag, which is all a speech engine takes: "pt-br", "en_US" and "EN"

@@ -36,8 +36,8 @@ export interface RecognitionLimits {
   hookTimeoutMs: number;
   /** The `stt_engine` setting. */
   engine: EngineId;
-  /** The `stt_model` setting (what hooks see as `modelId`). */
-  model: string;
+  /** The model an engine answers with now, its own active one (what hooks see as `modelId`). */
+  modelOf(engine: EngineId): string;
 }
 
 export interface RecognitionDeps {
@@ -281,7 +281,7 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
         language: input.language,
         appContext: hookAppContext(hooks.appContext),
         providerId: input.engine ?? limits.engine,
-        modelId: input.model ?? limits.model,
+        modelId: input.model ?? limits.modelOf(input.engine ?? limits.engine),
         source: hooks.source,
       },
       {
@@ -309,7 +309,10 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
         text: "",
         language,
         segments: [],
-        engine: { id: engineId ?? limits.engine, model: input.model ?? limits.model },
+        engine: {
+          id: engineId ?? limits.engine,
+          model: input.model ?? limits.modelOf(engineId ?? limits.engine),
+        },
       };
     }
     if (plan.text !== undefined) {

@@ -83,9 +83,23 @@ function describeCatalog() {
   return { groups: describeGroups(new Set(items.map((item) => item.group))), items };
 }
 
-export function createSettingsRoutes(deps: { settings: SettingsService; docs: ApiDocs }) {
+export function createSettingsRoutes(deps: {
+  settings: SettingsService;
+  docs: ApiDocs;
+  /** The languages the selected engine's active model speaks: the `language` setting's examples. */
+  languages: () => readonly string[];
+}) {
   const { settings } = deps;
   const catalog = describeCatalog();
+  // The language choices follow the engine: sphinx offers English, whisper's multilingual models 99.
+  const withLanguages = () => ({
+    ...catalog,
+    items: catalog.items.map((item) =>
+      item.key === "language"
+        ? { ...item, schema: { ...item.schema, examples: ["auto", ...deps.languages()] } }
+        : item,
+    ),
+  });
 
   const keyOf = (params: unknown) => parseOrThrow(keyParams, params, "invalid_request", "path").key;
 
@@ -107,12 +121,12 @@ export function createSettingsRoutes(deps: { settings: SettingsService; docs: Ap
         summary: "Catalog of known settings",
         access: "dictate",
         description:
-          "Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
+          "Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are \"auto\" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
         responses: {
           200: { description: "The catalog", schema: catalogSchema },
         },
       },
-      (c) => c.json(catalog),
+      (c) => c.json(withLanguages()),
     )
     .get(
       "/:key",

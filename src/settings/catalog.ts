@@ -1,10 +1,7 @@
 import * as v from "valibot";
-import { defaultEngineId, engineIds } from "../dictation/engines/ids.ts";
-import { whisperLanguageCodes } from "../dictation/engines/languages.ts";
-import { isModelId } from "../dictation/engines/whisper/models/store.ts";
-import { keepAliveSchema } from "../dictation/keep-alive.ts";
-import { languageSchema } from "../dictation/language.ts";
+import { defaultEngineId, engineIds } from "../engine-ids.ts";
 import { jsonObject } from "../validation.ts";
+import { isModelName, keepAliveSchema, languageSchema } from "./values.ts";
 
 /**
  * The groups the console files settings under, in its order. An engine's own settings say
@@ -101,8 +98,8 @@ export const settingsCatalog = {
     group: "plugins",
   }),
   language: define({
-    // The examples are what the console offers: "auto" and every language whisper speaks.
-    schema: v.pipe(languageSchema, v.examples(["auto", ...whisperLanguageCodes])),
+    // GET /api/settings/schema adds the active engine's languages as examples: what the console offers.
+    schema: languageSchema,
     default: "auto",
     description:
       'Spoken language: "auto" to detect it, or an ISO 639 code ("en", "de", "pt-br"); engines get the primary code ("pt").',
@@ -119,7 +116,7 @@ export const settingsCatalog = {
       v.string(),
       v.trim(),
       v.check(
-        isModelId,
+        isModelName,
         'must be a model name: letters, digits, ".", "_" and "-" (at most 100), without ".bin", e.g. "base.en"',
       ),
     ),

@@ -103,7 +103,7 @@ function fake(
       language: "auto",
       hookTimeoutMs: 200,
       engine: "whisper",
-      model: "base.en",
+      modelOf: () => "base.en",
     }),
   };
   return { deps, calls, recorded, published, postProcessed, engineRequests, engineChoices };

@@ -29,6 +29,8 @@ interface HookCall {
   language: string | null;
   text?: string;
   durationMs?: number;
+  /** beforeTranscribe's `modelId`. */
+  model?: string;
 }
 
 const wav = encodeWav(Float32Array.from([...goForward(), ...new Float32Array(16_000)]));
@@ -221,6 +223,9 @@ describe("every dictation path runs the plugin hooks", () => {
         hooks: allHooks,
       });
       expect(calls.filter((call) => call.source !== source)).toEqual([]);
+      // The engine's own model, not whisper's stt_model: sphinx answers with en-us.
+      const models = calls.filter((call) => call.hook === "beforeTranscribe").map((call) => call.model);
+      expect({ source, models: [...new Set(models)] }).toEqual({ source, models: ["en-us"] });
     }
   }, 60_000);
 });

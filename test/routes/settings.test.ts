@@ -35,6 +35,21 @@ describe("GET /api/settings", () => {
 });
 
 describe("GET /api/settings/schema", () => {
+  test("the language choices are the selected engine's: whisper's multilingual list, sphinx's English", async () => {
+    const t = createTestApp();
+    const choices = async () => {
+      const body = (await (await t.request("/api/settings/schema")).json()) as {
+        items: { key: string; schema: { examples?: string[] } }[];
+      };
+      return body.items.find((item) => item.key === "language")?.schema.examples ?? [];
+    };
+    t.services.settings.set("stt_model", "base");
+    expect((await choices()).length).toBeGreaterThan(90);
+    expect(await choices()).toContain("de");
+    t.services.settings.set("stt_engine", "sphinx");
+    expect(await choices()).toEqual(["auto", "en"]);
+  });
+
   test("describes every known key with a default, a description and a JSON schema", async () => {
     const { request } = createTestApp();
     const body = (await (await request("/api/settings/schema")).json()) as {

@@ -145,7 +145,7 @@ function harness(
       language: "en",
       hookTimeoutMs: 100,
       engine: "sphinx",
-      model: "base.en",
+      modelOf: () => "base.en",
     }),
     beforeTranscribe: () => options.hooks ?? [],
   });

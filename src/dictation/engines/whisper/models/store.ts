@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { AppError } from "../../../../errors.ts";
+import { isModelName } from "../../../../settings/values.ts";
 import { validateWhisperModel } from "../ggml-model.ts";
 import { copyHashing, fileSize, removeFile } from "./files.ts";
 import { findPreset, type ModelPreset, modelPresets } from "./presets.ts";
@@ -50,10 +51,8 @@ export interface ImportResult {
   verified: "sha256" | "structure";
 }
 
-const idPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-
 /** A usable model name: what `pathFor` and the `stt_model` setting accept. */
-export const isModelId = (id: string): boolean => idPattern.test(id) && !id.endsWith(".bin");
+export const isModelId = isModelName;
 
 export function assertModelId(id: string): void {
   if (!isModelId(id)) {
@@ -108,7 +107,7 @@ export function createModelStore(options: { dir: string; presets?: readonly Mode
       const byId = new Map<string, InstalledModel>();
       for (const name of names.filter((n) => n.endsWith(".bin")).sort()) {
         const id = idFromFileName(name);
-        if (!idPattern.test(id) || byId.has(id)) continue;
+        if (!isModelName(id) || byId.has(id)) continue;
         const model = describe(id, pathFor(id));
         if (model) byId.set(id, model);
       }
