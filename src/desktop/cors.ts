@@ -35,12 +35,12 @@ export function createDesktopCors(trustedOrigins: ReadonlySet<string>): DesktopC
           "Access-Control-Allow-Methods": allowMethods,
           "Access-Control-Allow-Headers": allowHeaders,
           "Access-Control-Max-Age": "600",
-          Vary: "Origin",
         },
       });
     },
     grant(request, headers) {
       // Whether an answer may be read depends on the Origin: a cache must not reuse it for another.
+      // (A preflight's 204 passes here too: this is its one Vary.)
       headers.append("Vary", "Origin");
       const origin = request.headers.get("origin");
       if (granted(origin)) headers.set("Access-Control-Allow-Origin", origin);

@@ -105,7 +105,7 @@ export function createPostProcessRoutes(deps: {
         deps.notify?.(aborted.event);
         deps.publish?.("pipeline.error", aborted.bus);
       }
-      return c.json(deps.cleaned ? withCleaned(result) : result);
+      return c.json(deps.cleaned ? withCleaned(result, c.req.header("origin") ?? null) : result);
     },
   );
 }

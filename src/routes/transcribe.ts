@@ -112,6 +112,6 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
       keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
     });
     c.header("Server-Timing", serverTiming(result));
-    return c.json(deps.cleaned ? withCleaned(result) : result);
+    return c.json(deps.cleaned ? withCleaned(result, c.req.header("origin") ?? null) : result);
   });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp, type TestAppOptions } from "../helpers/app.ts";
+import { startPluginApp } from "../helpers/plugins.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
 // The Freestyle desktop app's HTTP dialect (SVC_FREESTYLE_DESKTOP=1) through app.request: CORS for
@@ -63,7 +64,7 @@ describe("CORS with SVC_FREESTYLE_DESKTOP=1", () => {
       expect(response.headers.get("access-control-allow-headers")).toBe(
         "authorization, content-type, x-app-context, x-audio-duration-ms, x-skip-post-process",
       );
-      expect(response.headers.get("vary")).toContain("Origin");
+      expect(response.headers.get("vary")).toBe("Origin");
     }
   });
 
@@ -172,8 +173,32 @@ describe("the desktop app's answers with SVC_FREESTYLE_DESKTOP=1", () => {
       text: "Go forward ten meters",
       cleaned: "Go forward ten meters",
     });
-    const { cleanedOf } = await import("../../src/desktop/answers.ts");
-    expect(cleanedOf({ text: "", disposition: "suppressed" })).toBe("");
+  });
+
+  test("a dictation a plugin consumed answers cleaned and raw empty to the app (0.7.x pastes cleaned || raw)", async () => {
+    const app = await startPluginApp({
+      fixtures: ["fx-consume"],
+      entries: ["@fx/consume"],
+      freestyleDesktop: true,
+    });
+    app.services.settings.set("stt_engine", "sphinx");
+    const upload = (origin?: string) =>
+      app.request("/api/transcribe", {
+        method: "POST",
+        body: encodeWav(goForward()),
+        headers: { "content-type": "audio/wav", ...(origin ? { origin } : {}) },
+      });
+    const toApp = (await (await upload(renderer)).json()) as Record<string, unknown>;
+    expect(toApp).toMatchObject({
+      disposition: "suppressed",
+      consumedBy: "@fx/consume",
+      cleaned: "",
+      raw: "",
+    });
+    // svc's own clients still see what was heard.
+    const toSvc = (await (await upload()).json()) as Record<string, unknown>;
+    expect(toSvc).toMatchObject({ disposition: "suppressed", cleaned: "" });
+    expect(String(toSvc.raw).toLowerCase()).toContain("forward");
   });
 
   test("GET /api/output/hook and POST /api/output/deliver let the app paste as it asked", async () => {
