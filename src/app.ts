@@ -7,7 +7,7 @@ import { createDesktopCors, desktopOrigin } from "./desktop/cors.ts";
 import { withStreamAccess, withStreamToken } from "./desktop/stream-access.ts";
 import type { Dictation } from "./dictation/dictation.ts";
 import { activeLanguages } from "./dictation/engines/models.ts";
-import type { ModelService } from "./dictation/engines/whisper/models/service.ts";
+import { type EngineModelServices, engineStoresOf } from "./dictation/engines/stores.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import type { EventBus } from "./events.ts";
 import { createAccessGate, type RouteAccess } from "./http/access.ts";
@@ -75,7 +75,7 @@ export interface AppDeps extends Services {
   /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
   plugins: PluginHost;
   /** Speech model presets, downloads and the models directory. */
-  models: ModelService;
+  models: EngineModelServices;
   /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
   dictation: Dictation;
   /** The URL of the bridge script added to plugin pages; default: the console's bridge.js. */
@@ -259,7 +259,7 @@ export function createApp(deps: AppDeps) {
       publish: (type, data) => deps.events.publish(type, data),
     }),
   );
-  const engines = { settings: deps.settings, models: deps.models.store };
+  const engines = { settings: deps.settings, stores: engineStoresOf(deps.models) };
   mount(
     createOpenAiRoutes({
       transcriber: deps.dictation.transcriber,

@@ -1,7 +1,6 @@
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { parseCidrList } from "./addresses.ts";
-import { defaultModelBaseUrl } from "./dictation/engines/whisper/models/presets.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import { parseOriginList } from "./http/origin.ts";
 import { defaultWyomingAllow } from "./wyoming/allow.ts";
@@ -291,12 +290,13 @@ export const envSchema = v.object({
   ),
   SVC_MODEL_BASE_URL: described(
     v.pipe(
-      v.optional(v.string(), defaultModelBaseUrl),
-      v.url(
+      v.optional(v.string(), ""),
+      v.check(
+        (value) => value === "" || URL.canParse(value),
         "SVC_MODEL_BASE_URL must be a URL whose folder holds the ggml-*.bin files, e.g. https://mirror.lan/whisper",
       ),
     ),
-    "where models are downloaded from (default: the whisper.cpp files on Hugging Face)",
+    "a mirror that models are downloaded from (default: each engine's own source; whisper's: the whisper.cpp files on Hugging Face)",
   ),
 });
 
@@ -397,7 +397,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     pluginSetupTimeoutMs: out.SVC_PLUGIN_SETUP_TIMEOUT_MS,
     modelsDir: dataFolder(dbPath, "models", out.SVC_MODELS_DIR),
     npmRegistry: out.SVC_NPM_REGISTRY.replace(/\/+$/, ""),
-    /** Speech model downloads: `<modelBaseUrl>/ggml-base.en.bin`. */
+    /** A mirror for speech model downloads (`<modelBaseUrl>/ggml-base.en.bin`); "" for each engine's own. */
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
     /** Which voice-activity detector finds speech: Silero VAD, or the energy detector (less memory). */
     vad: out.SVC_VAD,

@@ -14,7 +14,9 @@ import { type OfflineCommand, runTranscribeCommand } from "./cli/transcribe.ts";
 import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
-import { describeWhisperBuild } from "./dictation/engines/whisper/binding.ts";
+import type { EngineDefinition } from "./dictation/engines/definition.ts";
+import { engines } from "./dictation/engines/registry.ts";
+import { engineStoresOf } from "./dictation/engines/stores.ts";
 import { createLiveDriver } from "./dictation/live/driver.ts";
 import { liveDoors, type OperatorLimits } from "./dictation/live/limits.ts";
 import { SILERO_COMMAND } from "./dictation/vad/silero.ts";
@@ -204,7 +206,7 @@ function listenWyoming(
 ): WyomingServer {
   const allow = config.wyomingAllow;
   const { services, dictation } = runtime;
-  const sources = { version, url, settings: services.settings, models: runtime.models.store };
+  const sources = { version, url, settings: services.settings, stores: engineStoresOf(runtime.models) };
   const wyoming = createWyomingServer({
     live: createLiveDriver({
       transcriber: dictation.transcriber,
@@ -322,7 +324,8 @@ function printVersion(): number {
   process.stdout.write(
     `svc ${version} (commit ${commit}, bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`,
   );
-  process.stdout.write(`whisper.cpp: ${describeWhisperBuild()}\n`);
+  for (const engine of Object.values(engines) as EngineDefinition[])
+    if (engine.library) process.stdout.write(`${engine.library.name}: ${engine.library.describe()}\n`);
   return 0;
 }
 

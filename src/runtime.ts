@@ -6,9 +6,13 @@ import { type Database, openDatabase } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
 import { createDictation, type Dictation } from "./dictation/dictation.ts";
-import type { ModelPreset } from "./dictation/engines/whisper/models/presets.ts";
-import { createModelService, type ModelService } from "./dictation/engines/whisper/models/service.ts";
-import { createModelStore } from "./dictation/engines/whisper/models/store.ts";
+import type { EngineId } from "./dictation/engines/ids.ts";
+import type { ModelPreset } from "./dictation/engines/store/presets.ts";
+import {
+  createEngineModelServices,
+  createEngineStores,
+  type EngineModelServices,
+} from "./dictation/engines/stores.ts";
 import { createEventBus, type EventBus } from "./events.ts";
 import type { Logger } from "./logger.ts";
 import type { PluginHost, PluginHostOptions } from "./plugins/host.ts";
@@ -22,7 +26,8 @@ export interface Runtime {
   events: EventBus;
   services: Services;
   plugins: PluginHost;
-  models: ModelService;
+  /** The model stores and downloads of the engines whose models are files (engines/stores.ts). */
+  models: EngineModelServices;
   dictation: Dictation;
   /** Stops plugins, downloads and engines, then closes the database. */
   close(): Promise<void>;
@@ -39,7 +44,7 @@ export interface RuntimeParts {
   /** The voice-activity detector; default Silero VAD. */
   vad?: "silero" | "energy";
   /** Default: the upstream presets (tests pass presets pinned to files they generate). */
-  modelPresets?: readonly ModelPreset[];
+  modelPresets?: { readonly [K in EngineId]?: readonly ModelPreset[] };
   pluginHost?: Partial<PluginHostOptions>;
   /** SVC_AUTH when set: it decides over the mode stored from the console. */
   authMode?: AuthMode | null;
@@ -63,19 +68,17 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     logger,
     overrides: parts.pluginHost,
   });
-  const models = createModelService({
-    store: createModelStore({
-      dir: parts.modelsDir,
-      presets: parts.modelPresets,
-    }),
+  const stores = createEngineStores({ modelsDir: parts.modelsDir, presets: parts.modelPresets });
+  const models = createEngineModelServices({
+    stores,
+    settings: services.settings,
     baseUrl: parts.modelBaseUrl,
     events,
     logger,
-    activeModel: () => services.settings.get("stt_model"),
   });
   const dictation = createDictation({
     services,
-    models: models.store,
+    stores,
     hooks: () => plugins.hooks(),
     transcriptHooks: () => plugins.transcriptHooks(),
     notify: (event) => plugins.notify(event),
@@ -100,7 +103,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
       services.history.stopRetention();
       await plugins.stop();
       // Downloads stop with their partial files kept; the next pull resumes them.
-      await models.stop();
+      await Promise.all(Object.values(models).map((service) => service.stop()));
       await dictation.close();
       db.close();
     },

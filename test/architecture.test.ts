@@ -78,3 +78,33 @@ describe("the engine registry", () => {
     expect(found).toEqual([]);
   });
 });
+
+describe("an engine's folder", () => {
+  // biome.json refuses imports of dictation/engines/<id>/ from outside the registry's room; each
+  // engine id needs its pattern there, or a new engine's folder would be open to the whole house.
+  test("is closed to imports from outside src/dictation/engines/, for every engine id", () => {
+    const { engineIds } = require("../src/dictation/engines/ids.ts") as { engineIds: readonly string[] };
+    const biome = require("../biome.json") as {
+      overrides: {
+        includes: string[];
+        linter?: {
+          rules?: { style?: { noRestrictedImports?: { options: { patterns?: { group: string[] }[] } } } };
+        };
+      }[];
+    };
+    const banned = (override: (typeof biome.overrides)[number]) =>
+      new Set(
+        override.linter?.rules?.style?.noRestrictedImports?.options.patterns?.flatMap((p) => p.group) ?? [],
+      );
+    const srcRules = biome.overrides.filter((override) =>
+      override.includes.some((glob) => glob.startsWith("src/") && !glob.startsWith("src/web/")),
+    );
+    expect(srcRules.length).toBeGreaterThan(3);
+    for (const override of srcRules)
+      for (const id of engineIds)
+        expect({
+          override: override.includes[0],
+          banned: banned(override).has(`**/engines/${id}/**`),
+        }).toEqual({ override: override.includes[0], banned: true });
+  });
+});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeWav } from "../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../src/dictation/audio/index.ts";
 import { eventTypes, type ServerEvent } from "../src/events.ts";
 import { createTestApp, type TestApp } from "./helpers/app.ts";
 import { presetFor, whisperModelFile } from "./helpers/ggml-fixture.ts";

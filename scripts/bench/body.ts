@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { fmt, percentile, pollHealth, rssMb, startedUp, startServer, table } from "./util.ts";
 
 const root = resolve(process.env.BENCH_SVC_ROOT ?? join(import.meta.dir, "../.."));

@@ -8,7 +8,7 @@
 // On a quiet machine it then runs 8 dictations of 60 s at once (on a one-layer model: see there). BENCH_PARTIAL_BUDGET=<n> sets live_partial_budget for the run (default: the setting's); BENCH_LIVE_SECONDS=30 runs only that dictation. `--contended` measures the same
 // runs beside a busy loop on every core (what svc meets on a shared homelab box).
 import { availableParallelism, loadavg } from "node:os";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { speech, tokensFor } from "./transcribe.ts";
 import {
   busyLoops,

@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { goForward, TESTDATA } from "../../test/helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { fmt, memoryMb, startServer, table } from "./util.ts";

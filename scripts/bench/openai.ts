@@ -2,7 +2,7 @@
 // multipart form OpenAI's clients send; json, and verbose_json with word timings) and through
 // POST /api/transcribe (the raw WAV body), rounds interleaved against one running svc, synthetic
 // base.en-shaped model on 2 threads. Target: /v1 within 2 % of /api.
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { speech, tokensFor } from "./transcribe.ts";
 import { fmt, median, spread, startWhisperSvc, table } from "./util.ts";
 

@@ -6,7 +6,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.ts";
 import { syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { fmt, percentile, startServer, table, timedMedian } from "./util.ts";

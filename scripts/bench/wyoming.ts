@@ -8,8 +8,8 @@
 // synthetic model's text is noise that svc's filters drop, so no transcript-chunk comes back.
 // `--contended` measures the same rounds beside a busy loop on every core.
 import { loadavg } from "node:os";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { concat } from "../../src/dictation/audio/resample.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { freePort } from "../../test/helpers/ports.ts";
 import { connectWyoming, pcm16, streamChunks } from "../../test/helpers/wyoming.ts";
 import { speech, tokensFor } from "./transcribe.ts";

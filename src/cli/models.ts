@@ -1,15 +1,13 @@
 import { chownSync, readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { downloadModel, presetTarget } from "../dictation/engines/whisper/models/download.ts";
-import { describeModels } from "../dictation/engines/whisper/models/overview.ts";
-import { defaultModelId, findPreset } from "../dictation/engines/whisper/models/presets.ts";
-import type { DownloadTarget } from "../dictation/engines/whisper/models/request.ts";
-import {
-  assertModelId,
-  createModelStore,
-  type ModelStore,
-} from "../dictation/engines/whisper/models/store.ts";
+import type { EngineId } from "../dictation/engines/ids.ts";
+import { downloadModel, presetTarget } from "../dictation/engines/store/download.ts";
+import { describeModels } from "../dictation/engines/store/overview.ts";
+import { findPreset } from "../dictation/engines/store/presets.ts";
+import type { DownloadTarget } from "../dictation/engines/store/request.ts";
+import { assertModelId, createModelStore, type ModelStore } from "../dictation/engines/store/store.ts";
+import { storeDir, storeEngines, storeSpec } from "../dictation/engines/stores.ts";
 import { reasonOf } from "../errors.ts";
 import { createProgressReporter, megabytes, type Writer } from "./progress.ts";
 
@@ -31,12 +29,41 @@ class UsageError extends Error {}
 const isParseArgsError = (error: unknown) =>
   error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS");
 
-const usage =
-  "usage: svc models list | pull NAME [--url URL [--sha256 HEX] [--size BYTES]] | rm NAME | import FILE [--name NAME]";
+const usage = `usage: svc models [--engine ${storeEngines.join("|")}] list | pull NAME [--url URL [--sha256 HEX] [--size BYTES]] | rm NAME | import FILE [--name NAME]`;
+
+/** `--engine ID` before the subcommand (default: the first engine whose models are downloaded). */
+function engineArg(argv: string[]): { engine: EngineId; rest: string[] } {
+  const [first, second, ...rest] = argv;
+  const fallback = storeEngines[0];
+  if (fallback === undefined) throw new UsageError("no engine downloads models");
+  if (first !== "--engine") return { engine: fallback, rest: argv };
+  const engine = storeEngines.find((id) => id === second);
+  if (!engine)
+    throw new UsageError(
+      `--engine must name an engine whose models are downloaded: ${storeEngines.join(", ")}`,
+    );
+  return { engine, rest };
+}
 
 export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Promise<number> {
-  const [sub, ...args] = argv;
-  const store = createModelStore({ dir: deps.modelsDir });
+  let engine: EngineId;
+  let sub: string | undefined;
+  let args: string[];
+  try {
+    const parsed = engineArg(argv);
+    engine = parsed.engine;
+    [sub, ...args] = parsed.rest;
+  } catch (error) {
+    deps.stderr.write(`svc: ${(error as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  const spec = storeSpec(engine);
+  const store = createModelStore({
+    dir: storeDir(deps.modelsDir, engine),
+    presets: spec.presets,
+    validate: (path) => spec.validate(path),
+  });
+  const baseUrl = deps.baseUrl || spec.defaultBaseUrl;
   const fail = (message: string, code = 1) => {
     deps.stderr.write(`svc: ${message}\n`);
     return code;
@@ -45,9 +72,9 @@ export async function runModelsCommand(argv: string[], deps: ModelsCliDeps): Pro
     switch (sub) {
       case "list":
       case "ls":
-        return list(store, deps);
+        return list(store, { engine, defaultModel: spec.defaultModel, baseUrl }, deps);
       case "pull":
-        return await pull(store, args, deps);
+        return await pull(store, args, baseUrl, deps);
       case "rm":
       case "remove": {
         const [name] = parseArgs({ args, allowPositionals: true }).positionals;
@@ -110,8 +137,13 @@ function handOver(deps: ModelsCliDeps): void {
   }
 }
 
-function list(store: ModelStore, deps: ModelsCliDeps): number {
-  const overview = describeModels({ store, baseUrl: deps.baseUrl, active: defaultModelId, downloads: [] });
+function list(
+  store: ModelStore,
+  of: { engine: EngineId; defaultModel: string; baseUrl: string },
+  deps: ModelsCliDeps,
+): number {
+  const defaultModelId = of.defaultModel;
+  const overview = describeModels({ ...of, store, active: defaultModelId, downloads: [] });
   const rows = overview.models.map((model) => {
     const state = model.installed
       ? "installed"
@@ -161,12 +193,17 @@ function targetFor(
   return target;
 }
 
-async function pull(store: ModelStore, args: string[], deps: ModelsCliDeps): Promise<number> {
+async function pull(
+  store: ModelStore,
+  args: string[],
+  baseUrl: string,
+  deps: ModelsCliDeps,
+): Promise<number> {
   const options = { url: { type: "string" }, sha256: { type: "string" }, size: { type: "string" } } as const;
   const { values, positionals: names } = parseArgs({ args, options, allowPositionals: true });
   const [name] = names;
   if (names.length !== 1 || !name) throw new UsageError("pull takes one model name");
-  const target = targetFor(store, name, values, deps.baseUrl);
+  const target = targetFor(store, name, values, baseUrl);
   const installed = store.get(name);
   if (installed) {
     deps.stdout.write(`${name} is already installed at ${installed.path}\n`);

@@ -1,4 +1,4 @@
-import type { DownloadProgress } from "../dictation/engines/whisper/models/request.ts";
+import type { DownloadProgress } from "../dictation/engines/store/request.ts";
 
 export interface Writer {
   write(text: string): unknown;

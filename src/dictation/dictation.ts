@@ -6,12 +6,11 @@ import type { BeforeTranscribeHook } from "../plugins/hooks-audio.ts";
 import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
-import { closeDecodeWorker, decodeAudio } from "./audio/index.ts";
+import { closeDecodeWorker, decodeAudio, encodeWav } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
 import { activeModelId } from "./engines/models.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
-import { encodeWav } from "./engines/remote/wav-encode.ts";
-import type { ModelStore } from "./engines/whisper/models/store.ts";
+import type { EngineStores } from "./engines/stores.ts";
 import { createKeepAlive, keepAliveMs } from "./keep-alive.ts";
 import { createScheduler } from "./scheduler.ts";
 import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
@@ -23,7 +22,8 @@ import { createVad, type Vad } from "./vad/vad.ts";
 
 export interface DictationOptions {
   services: Services;
-  models: ModelStore;
+  /** The downloading engines' model stores. */
+  stores: EngineStores;
   hooks: () => readonly AfterCleanupHook[];
   /**
    * The plugin hooks that run before afterCleanup: beforeTranscribe on the decoded audio before
@@ -68,7 +68,7 @@ export function createDictation(options: DictationOptions): Dictation {
   );
   const engines = createEngineProvider({
     settings: services.settings,
-    models: options.models,
+    stores: options.stores,
     vocabulary,
     logger,
   });
@@ -139,7 +139,7 @@ export function createDictation(options: DictationOptions): Dictation {
       language: services.settings.get("language"),
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
-      modelOf: (engine) => activeModelId({ settings: services.settings, models: options.models }, engine),
+      modelOf: (engine) => activeModelId({ settings: services.settings, stores: options.stores }, engine),
     }),
     encodeWav: (pcm) => encodeWav(pcm),
     decodeWav: async (bytes) =>

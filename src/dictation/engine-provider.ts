@@ -5,8 +5,8 @@ import { removeHallucinations } from "./engines/hallucinations.ts";
 import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt, combinePrompt } from "./engines/prompt.ts";
 import { engineDefinition } from "./engines/registry.ts";
+import type { EngineStores } from "./engines/stores.ts";
 import type { SpeechEngine } from "./engines/types.ts";
-import type { ModelStore } from "./engines/whisper/models/store.ts";
 
 /** The engine a dictation runs on, loaded, with what biases and cleans its text. */
 export interface ActiveEngine {
@@ -37,7 +37,8 @@ export interface EngineOverrides {
 
 export interface EngineProviderDeps {
   settings: EngineSettings & { get(key: "stt_engine"): EngineId };
-  models: ModelStore;
+  /** The downloading engines' model stores. */
+  stores: EngineStores;
   vocabulary: () => readonly string[];
   logger: Logger;
 }
@@ -146,7 +147,7 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       const id = override ?? settings.get("stt_engine");
       const definition = engineDefinition(id);
       const requested = definition.modelPerRequest ? options.model : undefined;
-      const { model, key, create } = definition.select({ settings, models: deps.models }, requested);
+      const { model, key, create } = definition.select({ settings, stores: deps.stores }, requested);
       const engine = load(id, model, key, create);
       const listed = options.vocabulary ?? deps.vocabulary();
       const keywords = options.keywords ?? [];
@@ -169,7 +170,7 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     loaded: () => [...loaded.keys()],
     check() {
       const id = settings.get("stt_engine");
-      const { model } = engineDefinition(id).select({ settings, models: deps.models });
+      const { model } = engineDefinition(id).select({ settings, stores: deps.stores });
       return { id, model };
     },
     async close() {

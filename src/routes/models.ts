@@ -1,14 +1,21 @@
 import * as v from "valibot";
+import type { EngineId } from "../dictation/engines/ids.ts";
 import { engineIds } from "../dictation/engines/ids.ts";
-import type { ModelService } from "../dictation/engines/whisper/models/service.ts";
+import { type EngineModelServices, storeEngines } from "../dictation/engines/stores.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { readQuery } from "../http/validate.ts";
 import { parseOrThrow } from "../validation.ts";
 
 const idParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)) });
+/** Which engine's models: one whose models are files to download (default: the selected one, if so). */
+const engineField = v.optional(
+  v.picklist(storeEngines, `engine must be one whose models are downloaded: ${storeEngines.join(", ")}`),
+);
+const engineQuery = v.object({ engine: engineField });
 const deleteQuery = v.object({
   force: v.optional(v.picklist(["true", "false"], 'force must be "true" or "false"'), "false"),
+  engine: engineField,
 });
 
 const downloadSchema = v.object({
@@ -54,19 +61,32 @@ const pullSchema = v.object({
   download: v.optional(downloadSchema),
 });
 
-export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }) {
-  const { models } = deps;
+export function createModelsRoutes(deps: {
+  models: EngineModelServices;
+  settings: { get(key: "stt_engine"): EngineId };
+  docs: ApiDocs;
+}) {
   const idOf = (params: unknown) => parseOrThrow(idParams, params, "invalid_request", "path").id;
+  /** The store a request means: `?engine=`, else the selected engine's, else the first engine's. */
+  const modelsOf = (engine: EngineId | undefined) => {
+    const selected = deps.settings.get("stt_engine");
+    const id = engine ?? (storeEngines.includes(selected) ? selected : storeEngines[0]);
+    const service = id === undefined ? undefined : deps.models[id];
+    if (!service) throw new Error(`no model store for ${id}`);
+    return service;
+  };
   return documentedRoutes(deps.docs, "/api/models", "Models")
     .get(
       "/",
       {
         access: "dictate",
-        summary:
-          "Whisper's models: presets, installed files, the active model (stt_model) and running downloads",
+        summary: "An engine's models: presets, installed files, its active model and running downloads",
+        description:
+          "For the engines whose models are files to download (GET /api/engines lists every engine): `?engine=` names one; without it, the selected engine if it downloads, else the first that does (whisper, whose active model is the stt_model setting).",
+        query: engineQuery,
         responses: { 200: { description: "Overview", schema: overviewSchema } },
       },
-      (c) => c.json(models.overview()),
+      (c) => c.json(modelsOf(readQuery(c, engineQuery).engine).overview()),
     )
     .post(
       "/:id/pull",
@@ -76,12 +96,14 @@ export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }
         description:
           "Answers 202 at once; progress arrives on /api/events as models.progress (at most 4 per second), then models.installed or models.failed (its code; the message is the model's lastFailure in GET /api/models). An interrupted download resumes where it stopped. Pulling a model that is already downloading joins that download; an installed model answers 200. 409 download_in_progress when another svc process (the CLI) is downloading it.",
         params: idParams,
+        query: engineQuery,
         responses: {
           200: { description: "Already installed", schema: pullSchema },
           202: { description: "Downloading", schema: pullSchema },
         },
       },
       (c) => {
+        const models = modelsOf(readQuery(c, engineQuery).engine);
         const { status, joined, download } = models.pull(idOf(c.req.param()));
         return c.json({ status, joined, download }, status === "installed" ? 200 : 202);
       },
@@ -92,14 +114,14 @@ export function createModelsRoutes(deps: { models: ModelService; docs: ApiDocs }
         summary: "Delete a model, or cancel its download",
         errors: ["invalid_model_id", "model_in_use"],
         description:
-          "Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.",
+          "Removes the model file and any partial download. The engine's active model is refused with 409 model_in_use unless force=true.",
         params: idParams,
         query: deleteQuery,
         responses: { 204: { description: "Deleted" } },
       },
       async (c) => {
-        const { force } = readQuery(c, deleteQuery);
-        await models.remove(idOf(c.req.param()), { force: force === "true" });
+        const { force, engine } = readQuery(c, deleteQuery);
+        await modelsOf(engine).remove(idOf(c.req.param()), { force: force === "true" });
         return c.body(null, 204);
       },
     );

@@ -8,7 +8,7 @@ import { openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import { lockDatabase } from "../../src/db/server-lock.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { ensurePrivateDir } from "../../src/private-dir.ts";
 import { connect, serveDictation } from "../helpers/dictate-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";

@@ -452,7 +452,7 @@ describe("each screen at desktop and phone sizes", () => {
       for (const [path, ready] of [
         ["/formats", "Built-in formats"],
         ["/settings", "LLM cleanup"],
-        ["/models", "Whisper models"],
+        ["/models", "Whisper (on this machine): models"],
       ] as const) {
         const opened = await open(path, viewport);
         await opened.page.getByRole("heading", { name: ready }).waitFor();

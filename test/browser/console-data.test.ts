@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { undoMs } from "../../src/web/console/toast.tsx";
 import { browserSuite } from "../helpers/browser-suite.ts";
 import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTestApp, type TestAppOptions } from "../helpers/app.ts";
 import { startPluginApp } from "../helpers/plugins.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";

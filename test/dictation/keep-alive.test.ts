@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as v from "valibot";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createKeepAlive, keepAliveMs, keepAliveSchema } from "../../src/dictation/keep-alive.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import type { AuthMode } from "../../src/access/keys.ts";
 import { parseCidrList } from "../../src/addresses.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { socketHandler } from "../../src/http/sockets.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { createPeer, type Peer } from "../helpers/netns.ts";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Server } from "bun";
 import type { Browser } from "playwright-core";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { attackFrom, serveAttacker, stateOf, type Target } from "../helpers/attacker-pages.ts";
 import { type RunningServer, startBinary } from "../helpers/binary.ts";
 import { launchChromium } from "../helpers/browser.ts";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
 import OpenAI, { type APIError, BadRequestError, NotFoundError, toFile } from "openai";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { goForward, librivoxClips } from "../helpers/sphinx-testdata.ts";
 import { until } from "../helpers/until.ts";

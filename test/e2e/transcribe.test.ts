@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { type RunningServer, runBinary, startBinary } from "../helpers/binary.ts";
 import { connect, streamFrames } from "../helpers/dictate-server.ts";

@@ -10,8 +10,9 @@ import { type Database, openDatabase } from "../../src/db/database.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { migrations } from "../../src/db/migrations/index.ts";
 import type { Dictation } from "../../src/dictation/dictation.ts";
+import type { ModelService } from "../../src/dictation/engines/store/service.ts";
+import type { EngineModelServices } from "../../src/dictation/engines/stores.ts";
 import type { ModelPreset } from "../../src/dictation/engines/whisper/models/presets.ts";
-import type { ModelService } from "../../src/dictation/engines/whisper/models/service.ts";
 import { defaultOperatorLimits, type OperatorLimits } from "../../src/dictation/live/limits.ts";
 import type { Transcriber } from "../../src/dictation/transcriber.ts";
 import { createEventBus, type EventBus, type ServerEvent } from "../../src/events.ts";
@@ -22,6 +23,13 @@ import { createLogger, type Logger } from "../../src/logger.ts";
 import type { PluginHost, PluginHostOptions } from "../../src/plugins/host.ts";
 import { assembleRuntime } from "../../src/runtime.ts";
 import type { Services } from "../../src/services.ts";
+
+/** Whisper's model service: the one downloading engine the tests pin presets for. */
+export function whisperService(services: EngineModelServices): ModelService {
+  const service = services.whisper;
+  if (!service) throw new Error("whisper declares no model store");
+  return service;
+}
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -39,6 +47,8 @@ export interface TestApp {
   plugins: PluginHost;
   models: ModelService;
   dictation: Dictation;
+  /** Every downloading engine's model service (the runtime's). */
+  modelServices: EngineModelServices;
   /** The documented routes, as the app mounted them. */
   docs: ApiDocs;
   /** `app.request`: the request is addressed to `http://localhost`, which the Host guard passes. */
@@ -149,7 +159,7 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     registryUrl: options.npmRegistry ?? "http://127.0.0.1:9",
     modelsDir: options.modelsDir ?? join(tmpdir(), `svc-test-models-${randomUUID()}`),
     modelBaseUrl: options.modelBaseUrl ?? "http://127.0.0.1:9/unreachable",
-    modelPresets: options.modelPresets,
+    modelPresets: options.modelPresets ? { whisper: options.modelPresets } : undefined,
     pluginHost: options.pluginHost,
     authMode: options.auth ?? null,
   });
@@ -201,7 +211,8 @@ export function createTestApp(options: TestAppOptions = {}): TestApp {
     logger,
     services,
     plugins,
-    models,
+    models: whisperService(models),
+    modelServices: models,
     dictation,
     docs: deps.docs,
     request,

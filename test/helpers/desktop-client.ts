@@ -7,7 +7,7 @@
 // renderer's Origin, app://renderer.
 import * as v from "valibot";
 import { streamServerMessageSchema } from "../../src/desktop/stream-protocol.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 
 export const rendererOrigin = "app://renderer";
 /** 80 ms of 16 kHz mono PCM16, the app's frame. */

@@ -35,6 +35,7 @@ export function startPinnedServer(options: {
     pluginsDir: join(tmpdir(), `svc-test-plugins-${randomUUID()}`),
     registryUrl: "http://127.0.0.1:9",
     ...options,
+    modelPresets: { whisper: options.modelPresets },
   });
   const app = createApp(
     appDeps(runtime, {

@@ -216,7 +216,7 @@ export function serveWyoming(
     version: "0.0.0-test",
     url: "http://127.0.0.1:4649",
     settings: app.services.settings,
-    models: app.models.store,
+    stores: { whisper: app.models.store },
   };
   const transcriber = app.dictation.transcriber;
   const server = createWyomingServer({

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { packPackage } from "../../src/plugins/pack.ts";
 import { connect, serveDictation, streamFrames, toPcm16 } from "../helpers/dictate-server.ts";
 import { type LlmServer, llmServer, useLlmServer } from "../helpers/llm-server.ts";

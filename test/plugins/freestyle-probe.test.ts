@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import type { PluginEntry } from "../../src/plugins/types.ts";
 import { connect, serveDictation, streamFrames, toPcm16 } from "../helpers/dictate-server.ts";
 import { llmServer, useLlmServer } from "../helpers/llm-server.ts";

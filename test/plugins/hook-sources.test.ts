@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runDictateCommand } from "../../src/cli/dictate.ts";
 import { type OfflineCommand, runTranscribeCommand } from "../../src/cli/transcribe.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createLiveDriver } from "../../src/dictation/live/driver.ts";
 import { liveDoors } from "../../src/dictation/live/limits.ts";
 import { socketHandler } from "../../src/http/sockets.ts";
@@ -81,7 +81,12 @@ async function openDoors(): Promise<Doors> {
     websocket: socketHandler,
     development: false,
   });
-  const sources = { version: "0.0.0-test", url: "http://127.0.0.1:4649", settings, models: app.models.store };
+  const sources = {
+    version: "0.0.0-test",
+    url: "http://127.0.0.1:4649",
+    settings,
+    stores: { whisper: app.models.store },
+  };
   const wyoming = createWyomingServer({
     live: createLiveDriver({
       transcriber: app.dictation.transcriber,
@@ -105,7 +110,7 @@ async function openDoors(): Promise<Doors> {
     events: app.bus,
     services: app.services,
     plugins: app.plugins,
-    models: app.models,
+    models: app.modelServices,
     dictation: app.dictation,
     close: async () => {},
   };

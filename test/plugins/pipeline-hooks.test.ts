@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTextPipeline } from "../../src/dictation/text/pipeline.ts";
 import { harness } from "../helpers/pipeline.ts";
 import { type PluginApp, startPluginApp } from "../helpers/plugins.ts";

@@ -159,7 +159,7 @@ describe("POST /api/transcribe's documented errors", () => {
       "src/http/body-guard.ts",
     ]
       // Model downloads and live dictation (its pace rule) are not on the upload path.
-      .filter((path) => !path.startsWith("src/dictation/engines/whisper/models/"))
+      .filter((path) => !path.startsWith("src/dictation/engines/store/"))
       .filter((path) => !path.startsWith("src/dictation/live/"));
     // Every code is a string literal typed ErrorCode wherever it is thrown, passed or returned.
     const used = new Set<string>();

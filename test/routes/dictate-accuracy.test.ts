@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import {
   connect,
   type DictateServer,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { resample } from "../../src/dictation/audio/resample.ts";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
 import { createTestApp } from "../helpers/app.ts";
 import {
   connect,

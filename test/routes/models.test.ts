@@ -46,6 +46,17 @@ type Entry = { id: string; installed: boolean; active: boolean; partialBytes: nu
 const entry = async (id: string) => ((await overview()).models as Entry[]).find((m) => m.id === id);
 
 describe("GET /api/models", () => {
+  test("is per engine: ?engine= names one that downloads; an engine that downloads nothing is 400", async () => {
+    expect(await (await t.request("/api/models?engine=whisper")).json()).toMatchObject({ engine: "whisper" });
+    const sphinx = await t.request("/api/models?engine=sphinx");
+    expect(sphinx.status).toBe(400);
+    expect(((await sphinx.json()) as { error: { message: string } }).error.message).toContain("whisper");
+    // With sphinx selected, the default is still the engine whose models are downloaded.
+    t.services.settings.set("stt_engine", "sphinx");
+    expect(await overview()).toMatchObject({ engine: "whisper", active: "base.en" });
+    expect((await t.request("/api/models/base.en/pull?engine=remote", { method: "POST" })).status).toBe(400);
+  });
+
   test("a fresh install has base.en active and nothing installed or downloading", async () => {
     const body = await overview();
     expect(body).toMatchObject({

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { fakeSpeechServer, useSpeechServer } from "../helpers/speech-server.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";

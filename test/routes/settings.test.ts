@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { encodeWav } from "../../src/dictation/engines/remote/wav-encode.ts";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { settingKeys, settingsCatalog } from "../../src/settings/catalog.ts";
 import { createTestApp } from "../helpers/app.ts";
 import type { ErrorBody } from "../helpers/errors.ts";

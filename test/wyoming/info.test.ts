@@ -18,7 +18,7 @@ function setup() {
     version: "1.2.3",
     url: "http://127.0.0.1:4649",
     settings: app.services.settings,
-    models: app.models.store,
+    stores: { whisper: app.models.store },
   };
   const install = (file: string, preset: "micro" | "micro-multilingual") =>
     copyFileSync(syntheticModel(preset), join(dir, "models", file));

@@ -10,3 +10,4 @@ export { closeDecodeWorker, DECODE_WORKER_ENTRY } from "./off-loop.ts";
 export { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type PcmLayout } from "./pcm.ts";
 export { SAMPLE_RATE } from "./rate.ts";
 export { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "./stream.ts";
+export { encodeWav } from "./wav-encode.ts";

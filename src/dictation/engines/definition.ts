@@ -1,6 +1,7 @@
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
+import type { EngineId } from "./ids.ts";
+import type { ModelStore, ModelStoreSpec } from "./store/store.ts";
 import type { SpeechEngine } from "./types.ts";
-import type { ModelStore } from "./whisper/models/store.ts";
 
 // What every speech engine declares (engines/registry.ts lists one per id).
 
@@ -9,10 +10,14 @@ export interface EngineSettings {
   get<K extends SettingKey>(key: K): SettingValue<K>;
 }
 
+/** Each downloading engine's model files (engines/stores.ts builds them from the registry). */
+export type EngineStores = { readonly [K in EngineId]?: ModelStore };
+
+/** What an engine is asked with: the settings, and the model stores of the engines that download. */
 export interface EngineContext {
   settings: EngineSettings;
-  /** The whisper model files (`stt_model` names one of them). */
-  models: ModelStore;
+  /** Each downloading engine's model files (an engine reads its own). */
+  stores: EngineStores;
 }
 
 /** What the settings select now: the model to report, a cache key, and how to load it. */
@@ -76,6 +81,13 @@ export interface EngineDefinition {
    * (`model_unavailable`, `engine_unavailable`) when it cannot run, 400 for a malformed model name.
    */
   select(context: EngineContext, model?: string): EngineSelection;
+  /**
+   * Its models are files to download: the registry builds a store for them (engines/stores.ts),
+   * which `/api/models`, `svc models` and the Models screen list, pull and remove.
+   */
+  readonly store?: ModelStoreSpec;
+  /** Its native library, for `svc version`: a name and one line on the build this machine gets. */
+  readonly library?: { readonly name: string; describe(): string };
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */
   readonly workerEntries?: readonly string[];
 }

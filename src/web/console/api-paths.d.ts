@@ -567,7 +567,7 @@ export interface paths {
   "/api/settings/schema": {
     /**
      * Catalog of known settings
-     * @description Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
+     * @description Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are "auto" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
      */
     get: {
       responses: {
@@ -835,8 +835,16 @@ export interface paths {
     };
   };
   "/api/models": {
-    /** Whisper's models: presets, installed files, the active model (stt_model) and running downloads */
+    /**
+     * An engine's models: presets, installed files, its active model and running downloads
+     * @description For the engines whose models are files to download (GET /api/engines lists every engine): `?engine=` names one; without it, the selected engine if it downloads, else the first that does (whisper, whose active model is the stt_model setting).
+     */
     get: {
+      parameters: {
+        query?: {
+          engine?: "whisper";
+        };
+      };
       responses: {
         /** @description Overview */
         200: {
@@ -900,6 +908,9 @@ export interface paths {
      */
     post: {
       parameters: {
+        query?: {
+          engine?: "whisper";
+        };
         path: {
           id: string;
         };
@@ -949,12 +960,13 @@ export interface paths {
   "/api/models/{id}": {
     /**
      * Delete a model, or cancel its download
-     * @description Removes the model file and any partial download. The active model (stt_model) is refused with 409 model_in_use unless force=true.
+     * @description Removes the model file and any partial download. The engine's active model is refused with 409 model_in_use unless force=true.
      */
     delete: {
       parameters: {
         query?: {
           force?: "true" | "false";
+          engine?: "whisper";
         };
         path: {
           id: string;

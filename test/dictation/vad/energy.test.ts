@@ -82,7 +82,7 @@ describe("SVC_VAD=energy", () => {
     const t = createTestApp();
     const dictation = createDictation({
       services: t.services,
-      models: t.models.store,
+      stores: { whisper: t.models.store },
       hooks: () => [],
       events: t.bus,
       logger: t.logger,

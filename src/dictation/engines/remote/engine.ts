@@ -1,9 +1,9 @@
 import { AppError, reasonOf } from "../../../errors.ts";
+import { encodeWav } from "../../audio/index.ts";
 import { engineLanguage } from "../../language.ts";
 import type { SpeechEngine, TranscribeOptions, TranscriptionResult } from "../types.ts";
 import { SAMPLE_RATE } from "../types.ts";
 import { parseTranscription, upstreamError } from "./response.ts";
-import { encodeWav } from "./wav-encode.ts";
 
 export interface RemoteEngineOptions {
   /** API root of an OpenAI-compatible server, e.g. `https://api.openai.com/v1`. */

@@ -2,11 +2,11 @@ import { statSync } from "node:fs";
 import { AppError } from "../../../errors.ts";
 import type { EngineContext, EngineDefinition, EngineModel } from "../definition.ts";
 import { whisperLanguageCodes } from "../languages.ts";
-import { assertWhisperBuild } from "./binding.ts";
+import { assertModelId, type InstalledModel, type ModelStore } from "../store/store.ts";
+import { assertWhisperBuild, describeWhisperBuild } from "./binding.ts";
 import { createWhisperEngine } from "./engine.ts";
-import { modelLanguages } from "./ggml-model.ts";
-import type { ModelPreset } from "./models/presets.ts";
-import { assertModelId, type InstalledModel } from "./models/store.ts";
+import { modelLanguages, validateWhisperModel } from "./ggml-model.ts";
+import { defaultModelBaseUrl, defaultModelId, type ModelPreset, modelPresets } from "./models/presets.ts";
 
 function modelMissing(id: string): AppError {
   return new AppError(
@@ -24,8 +24,17 @@ const attribution = {
 const languagesOf = (kind: ModelPreset["languages"] | null) =>
   kind === "en" ? ["en"] : kind === "multilingual" ? [...whisperLanguageCodes] : [];
 
+/** Whisper's model files: the registry builds the store (engines/stores.ts), whisper reads it. */
+function storeOf(context: EngineContext): ModelStore {
+  const store = context.stores.whisper;
+  if (!store) throw new Error("whisper's model store was not created (engines/stores.ts)");
+  return store;
+}
+
 /** The installed models, the active one first; the active one is listed even when not installed. */
-function whisperModels({ settings, models }: EngineContext): EngineModel[] {
+function whisperModels(context: EngineContext): EngineModel[] {
+  const { settings } = context;
+  const models = storeOf(context);
   const active = settings.get("stt_model");
   const presetOf = (id: string) => models.presets.find((preset) => preset.id === id);
   const installed = models.listInstalled();
@@ -71,7 +80,18 @@ export const whisperEngine: EngineDefinition = {
   bias: "prompt",
   models: whisperModels,
   modelPerRequest: true,
-  select({ settings, models }, requested) {
+  store: {
+    presets: modelPresets,
+    defaultModel: defaultModelId,
+    defaultBaseUrl: defaultModelBaseUrl,
+    validate: (path) => {
+      validateWhisperModel(path);
+    },
+  },
+  library: { name: "whisper.cpp", describe: describeWhisperBuild },
+  select(context, requested) {
+    const { settings } = context;
+    const models = storeOf(context);
     if (requested !== undefined) assertModelId(requested);
     // The processor first: a CPU no build runs on is the operator's to hear about at start, not at
     // the first dictation. The library itself loads with the engine (createWhisperEngine).

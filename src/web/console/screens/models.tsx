@@ -1,5 +1,5 @@
 // The speech engines (GET /api/engines; stt_engine chooses one, its own settings beside it) and
-// whisper's models: presets and imported files, their downloads (progress from /api/events) and
+// the models of the engine that downloads them (GET /api/models; whisper's): presets and imported files, their downloads (progress from /api/events) and
 // the active one.
 import { useState } from "preact/hooks";
 import { type Answer, api } from "../api.ts";
@@ -145,8 +145,12 @@ export function ModelsScreen() {
         </section>
       )}
       {overview && (
-        <section aria-labelledby="whisper-models-title">
-          <h2 id="whisper-models-title">Whisper models</h2>
+        <section aria-labelledby="engine-models-title">
+          {/* The models of the engine whose store GET /api/models describes (whisper's today). */}
+          <h2 id="engine-models-title">
+            {engines.data?.items.find((item) => item.id === overview.engine)?.title ?? overview.engine}:
+            models
+          </h2>
           <p>
             Active model: <strong>{overview.active}</strong>
             {engine !== overview.engine && engine && (

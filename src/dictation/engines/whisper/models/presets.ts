@@ -1,3 +1,8 @@
+import { findPreset, type ModelPreset, presetUrl } from "../../store/presets.ts";
+
+// findPreset and presetUrl are every store's; whisper's callers find them beside its list.
+export { findPreset, type ModelPreset, presetUrl };
+
 /**
  * The upstream whisper.cpp ggml files svc knows by name, pinned by exact byte size and SHA-256.
  *
@@ -9,19 +14,6 @@
  * machine cannot reach Hugging Face. The SHA-1 column of the model card (tiny.en-q5_1 3fb92ec8…,
  * base.en-q5_1 d26d7ce5…) names the same files but is not used: SHA-256 was found for every preset.
  */
-export interface ModelPreset {
-  /** The name users type: `svc models pull base.en`, the `stt_model` setting. */
-  id: string;
-  /** File name upstream and in the models directory. */
-  file: string;
-  sizeBytes: number;
-  /** Lower-case hex. Every preset has one; the type allows none for models added later without one. */
-  sha256?: string;
-  /** "en" for English-only models, "multilingual" for the 99-language ones. */
-  languages: "en" | "multilingual";
-  quantization: "f16" | "q5_1";
-  description: string;
-}
 
 export const defaultModelId = "base.en";
 
@@ -101,15 +93,3 @@ export const modelPresets: readonly ModelPreset[] = [
     description: "Multilingual base model; use it when you dictate in languages other than English.",
   },
 ];
-
-export function findPreset(
-  id: string,
-  presets: readonly ModelPreset[] = modelPresets,
-): ModelPreset | undefined {
-  return presets.find((preset) => preset.id === id);
-}
-
-/** The preset's download address under a base URL (upstream or a mirror with the same file names). */
-export function presetUrl(baseUrl: string, preset: ModelPreset): string {
-  return `${baseUrl.replace(/\/+$/, "")}/${preset.file}`;
-}

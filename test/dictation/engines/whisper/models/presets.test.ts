@@ -21,7 +21,7 @@ describe("model presets", () => {
         "tiny.en-q5_1",
       ].sort(),
     );
-    expect(findPreset(defaultModelId)?.file).toBe("ggml-base.en.bin");
+    expect(findPreset(defaultModelId, modelPresets)?.file).toBe("ggml-base.en.bin");
   });
 
   test.each(modelPresets.map((p) => [p.id, p] as const))("%s is pinned by size and SHA-256", (id, preset) => {
@@ -39,7 +39,7 @@ describe("model presets", () => {
   });
 
   test("download URLs follow the upstream layout under any mirror", () => {
-    const base = findPreset("base.en");
+    const base = findPreset("base.en", modelPresets);
     if (!base) throw new Error("base.en preset missing");
     expect(presetUrl(defaultModelBaseUrl, base)).toBe(
       "https://huggingface.co/ggerganov/whisper.cpp/resolve/main/ggml-base.en.bin",

@@ -1,6 +1,7 @@
-import { AppError, notFound, reasonOf } from "../../../../errors.ts";
-import type { EventBus } from "../../../../events.ts";
-import type { Logger } from "../../../../logger.ts";
+import { AppError, notFound, reasonOf } from "../../../errors.ts";
+import type { EventBus } from "../../../events.ts";
+import type { Logger } from "../../../logger.ts";
+import type { EngineId } from "../ids.ts";
 import { type DownloadResult, downloadModel, presetTarget } from "./download.ts";
 import type { DownloadFailure, DownloadState } from "./overview.ts";
 import { describeModels, type ModelsOverview } from "./overview.ts";
@@ -33,11 +34,15 @@ export interface ModelService {
 }
 
 export interface ModelServiceDeps {
+  /** The engine whose models these are. */
+  engine: EngineId;
+  /** The preset a fresh install offers. */
+  defaultModel: string;
   store: ModelStore;
   baseUrl: string;
   events: EventBus;
   logger: Logger;
-  /** The `stt_model` setting. */
+  /** The engine's active model (whisper's: the `stt_model` setting). */
   activeModel: () => string;
   /** Least time between two `models.progress` events for one model. */
   progressIntervalMs?: number;
@@ -116,6 +121,8 @@ export function createModelService(deps: ModelServiceDeps): ModelService {
     store,
     overview: () =>
       describeModels({
+        engine: deps.engine,
+        defaultModel: deps.defaultModel,
         store,
         baseUrl: deps.baseUrl,
         active: deps.activeModel(),

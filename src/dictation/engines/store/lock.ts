@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { AppError } from "../../../../errors.ts";
+import { AppError } from "../../../errors.ts";
 import { removeFile } from "./files.ts";
 
 /** Lock files this process holds; a lock naming this pid that is not in here was left by an earlier run. */

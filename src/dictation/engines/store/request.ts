@@ -1,7 +1,7 @@
 import { open } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { CodeWithStatus } from "../../../../error-codes.ts";
-import { AppError, isStorageFull, reasonOf, storageFull } from "../../../../errors.ts";
+import type { CodeWithStatus } from "../../../error-codes.ts";
+import { AppError, isStorageFull, reasonOf, storageFull } from "../../../errors.ts";
 
 import { newSha256, removeFile, type Sha256 } from "./files.ts";
 

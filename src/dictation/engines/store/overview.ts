@@ -1,5 +1,5 @@
-import type { EngineId } from "../../ids.ts";
-import { defaultModelId, type ModelPreset } from "./presets.ts";
+import type { EngineId } from "../ids.ts";
+import type { ModelPreset } from "./presets.ts";
 import type { DownloadProgress } from "./request.ts";
 
 import type { InstalledModel, ModelStore } from "./store.ts";
@@ -25,9 +25,9 @@ export interface ModelEntry {
 }
 
 export interface ModelsOverview {
-  /** The engine these models are for: the one that reads `stt_model`. */
+  /** The engine these models are for. */
   engine: EngineId;
-  /** The `stt_model` setting. */
+  /** The engine's active model (whisper's: the `stt_model` setting). */
   active: string;
   activeInstalled: boolean;
   defaultModel: string;
@@ -66,6 +66,9 @@ function entry(
 }
 
 export function describeModels(input: {
+  /** The engine whose store it is, and the preset it offers first. */
+  engine: EngineId;
+  defaultModel: string;
   store: ModelStore;
   baseUrl: string;
   active: string;
@@ -79,10 +82,10 @@ export function describeModels(input: {
     if (!presets.some((preset) => preset.id === model.id)) models.push(entry(undefined, model, input));
   }
   return {
-    engine: "whisper",
+    engine: input.engine,
     active: input.active,
     activeInstalled: installed.has(input.active),
-    defaultModel: defaultModelId,
+    defaultModel: input.defaultModel,
     baseUrl: input.baseUrl,
     modelsDir: input.store.dir,
     models,

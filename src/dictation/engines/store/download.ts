@@ -1,5 +1,5 @@
 import { renameSync } from "node:fs";
-import { AppError } from "../../../../errors.ts";
+import { AppError } from "../../../errors.ts";
 import { fileSize, hashInto, newSha256, removeFile, type Sha256 } from "./files.ts";
 import { acquireLock } from "./lock.ts";
 import { type ModelPreset, presetUrl } from "./presets.ts";

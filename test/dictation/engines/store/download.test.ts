@@ -2,20 +2,16 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { downloadModel } from "../../../../../src/dictation/engines/whisper/models/download.ts";
-import type {
-  DownloadProgress,
-  DownloadTarget,
-} from "../../../../../src/dictation/engines/whisper/models/request.ts";
-import {
-  createModelStore,
-  type ModelStore,
-} from "../../../../../src/dictation/engines/whisper/models/store.ts";
-import { AppError } from "../../../../../src/errors.ts";
-import { appErrorOf } from "../../../../helpers/errors.ts";
-import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
-import { type ModelMirror, startModelMirror } from "../../../../helpers/model-mirror.ts";
-import { freePort } from "../../../../helpers/ports.ts";
+import { downloadModel } from "../../../../src/dictation/engines/store/download.ts";
+import type { DownloadProgress, DownloadTarget } from "../../../../src/dictation/engines/store/request.ts";
+import { createModelStore, type ModelStore } from "../../../../src/dictation/engines/store/store.ts";
+import { validateWhisperModel } from "../../../../src/dictation/engines/whisper/ggml-model.ts";
+import { modelPresets } from "../../../../src/dictation/engines/whisper/models/presets.ts";
+import { AppError } from "../../../../src/errors.ts";
+import { appErrorOf } from "../../../helpers/errors.ts";
+import { ggmlLikeFile, sha256Hex, whisperModelFile } from "../../../helpers/ggml-fixture.ts";
+import { type ModelMirror, startModelMirror } from "../../../helpers/model-mirror.ts";
+import { freePort } from "../../../helpers/ports.ts";
 
 // About 1 MB: large enough that a download spans many chunks and can be cut and resumed.
 const model = whisperModelFile(1, 8);
@@ -27,7 +23,7 @@ let mirror: ModelMirror;
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), "svc-models-"));
-  store = createModelStore({ dir });
+  store = createModelStore({ dir, presets: modelPresets, validate: validateWhisperModel });
   mirror = startModelMirror({ "ggml-test.bin": model });
 });
 

@@ -1,10 +1,9 @@
 import { mkdirSync, readdirSync, renameSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { AppError } from "../../../../errors.ts";
-import { isModelName } from "../../../../settings/values.ts";
-import { validateWhisperModel } from "../ggml-model.ts";
+import { AppError } from "../../../errors.ts";
+import { isModelName } from "../../../settings/values.ts";
 import { copyHashing, fileSize, removeFile } from "./files.ts";
-import { findPreset, type ModelPreset, modelPresets } from "./presets.ts";
+import { findPreset, type ModelPreset } from "./presets.ts";
 
 export interface InstalledModel {
   id: string;
@@ -17,13 +16,29 @@ export interface InstalledModel {
 }
 
 /**
- * The models directory. Installed models are `ggml-<id>.bin` (a hand-copied `<id>.bin` is listed too);
+ * What an engine whose models are files to download declares (`EngineDefinition.store`): the
+ * registry builds its store and download service from it, and `/api/models`, `svc models` and the
+ * Models screen list it. Whisper's is the one today (engines/whisper/definition.ts).
+ */
+export interface ModelStoreSpec {
+  /** The models it knows by name, pinned by size and hash. */
+  readonly presets: readonly ModelPreset[];
+  /** The preset a fresh install offers to download. */
+  readonly defaultModel: string;
+  /** Where its presets are downloaded from (SVC_MODEL_BASE_URL overrides it: a mirror). */
+  readonly defaultBaseUrl: string;
+  /** Throws when the file at `path` is not a model this engine loads (run before any install). */
+  validate(path: string): void;
+}
+
+/**
+ * An engine's models directory. Installed models are `ggml-<id>.bin` (a hand-copied `<id>.bin` is listed too);
  * downloads and imports write `<file>.partial` or a hidden temporary name and rename into place, so a
  * `.bin` name always holds a complete, checked file.
  */
 export interface ModelStore {
   readonly dir: string;
-  /** The models this store knows by name (normally `modelPresets`). */
+  /** The models this store knows by name (its engine's presets). */
   readonly presets: readonly ModelPreset[];
   /** Where model `id` is (or will be) installed. Throws 400 `invalid_model_id` for an unsafe id. */
   pathFor(id: string): string;
@@ -67,9 +82,13 @@ export function assertModelId(id: string): void {
 /** `ggml-base.en.bin` → `base.en`; `my-model.bin` → `my-model`. */
 export const idFromFileName = (name: string) => name.replace(/^ggml-/, "").replace(/\.bin$/, "");
 
-export function createModelStore(options: { dir: string; presets?: readonly ModelPreset[] }): ModelStore {
-  const { dir } = options;
-  const presets = options.presets ?? modelPresets;
+export function createModelStore(options: {
+  dir: string;
+  presets: readonly ModelPreset[];
+  /** The engine's own check of a model file (ModelStoreSpec.validate). */
+  validate(path: string): void;
+}): ModelStore {
+  const { dir, presets } = options;
   const canonical = (id: string) => {
     assertModelId(id);
     return join(dir, `ggml-${id}.bin`);
@@ -123,9 +142,7 @@ export function createModelStore(options: { dir: string; presets?: readonly Mode
       return existed;
     },
     importFile: (source, importOptions = {}) => importModel(store, source, importOptions.name),
-    validate: (path) => {
-      validateWhisperModel(path);
-    },
+    validate: (path) => options.validate(path),
     ensureDir: () => mkdirSync(dir, { recursive: true, mode: 0o700 }),
   };
   return store;

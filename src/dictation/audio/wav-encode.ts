@@ -1,4 +1,4 @@
-import { SAMPLE_RATE } from "../types.ts";
+import { SAMPLE_RATE } from "./rate.ts";
 
 /**
  * Mono 16-bit PCM WAV: every OpenAI-compatible server accepts it, and it is half the size of float32

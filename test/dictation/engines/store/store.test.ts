@@ -2,13 +2,11 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createModelStore,
-  type ModelStore,
-} from "../../../../../src/dictation/engines/whisper/models/store.ts";
-import { AppError } from "../../../../../src/errors.ts";
-import { appErrorOf } from "../../../../helpers/errors.ts";
-import { ggmlLikeFile, presetFor, whisperModelFile } from "../../../../helpers/ggml-fixture.ts";
+import { createModelStore, type ModelStore } from "../../../../src/dictation/engines/store/store.ts";
+import { validateWhisperModel } from "../../../../src/dictation/engines/whisper/ggml-model.ts";
+import { AppError } from "../../../../src/errors.ts";
+import { appErrorOf } from "../../../helpers/errors.ts";
+import { ggmlLikeFile, presetFor, whisperModelFile } from "../../../helpers/ggml-fixture.ts";
 
 let root: string;
 let dir: string;
@@ -18,7 +16,11 @@ const upstream = whisperModelFile(7);
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), "svc-store-"));
   dir = join(root, "models");
-  store = createModelStore({ dir, presets: [presetFor("tiny.en", upstream)] });
+  store = createModelStore({
+    dir,
+    presets: [presetFor("tiny.en", upstream)],
+    validate: validateWhisperModel,
+  });
 });
 
 afterEach(() => rmSync(root, { recursive: true, force: true }));
