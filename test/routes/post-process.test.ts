@@ -14,6 +14,19 @@ type Result = {
 };
 
 describe("POST /api/post-process", () => {
+  test("a dictionary entry that starts the sentence keeps the capital cleanup gave it", async () => {
+    const { json } = createTestApp();
+    await json("/api/dictionary", "POST", { key: "go forward", value: "go ahead" });
+    const body = (await (
+      await json("/api/post-process", "POST", { text: "go forward ten meters" })
+    ).json()) as Result;
+    expect(body.text).toBe("Go ahead ten meters");
+    const mid = (await (
+      await json("/api/post-process", "POST", { text: "then go forward" })
+    ).json()) as Result;
+    expect(mid.text).toBe("Then go ahead");
+  });
+
   test("runs cleanup, then the dictionary, then plugins, with each stage's text and time", async () => {
     const { json } = createTestApp();
     await json("/api/dictionary", "POST", { key: "svc", value: "SVC" });

@@ -97,6 +97,27 @@ export function compileDictionary(entries: readonly DictionaryEntry[]): Dictiona
   return { size, apply: (text) => applyTrie(root, text) };
 }
 
+// Where a sentence begins: the text's start, or after . ! ? … or a line break, then spaces.
+const sentenceEnd = /(?:^|[.!?…]\s+|\n[ \t]*)$/;
+const upper = (ch: string) => ch !== ch.toLowerCase() && ch === ch.toUpperCase();
+
+/**
+ * The value as it goes into the text at `at`. Cleanup capitalised the sentence's first word before
+ * the dictionary ran, so a replacement there keeps that capital: "Go forward ten meters" with "go
+ * forward → go ahead" reads "Go ahead ten meters". A value whose first word already has a capital
+ * (iPhone, NASA, McDonald) is written as it is, everywhere.
+ */
+function casedValue(value: string, text: string, at: number): string {
+  const replaced = text.charAt(at);
+  if (!upper(replaced) || !sentenceEnd.test(text.slice(Math.max(0, at - 8), at))) return value;
+  const firstWord = value.split(/\s/, 1)[0] ?? "";
+  if ([...firstWord].some(upper)) return value;
+  const first = value.codePointAt(0);
+  if (first === undefined) return value;
+  const head = String.fromCodePoint(first);
+  return head.toUpperCase() + value.slice(head.length);
+}
+
 function applyTrie(root: TrieNode, text: string): DictionaryApplication {
   const hits = new Map<number, number>();
   const first = root.children;
@@ -123,7 +144,7 @@ function applyTrie(root: TrieNode, text: string): DictionaryApplication {
       index += 1;
       continue;
     }
-    out += text.slice(copiedUpTo, start.start) + best.value;
+    out += text.slice(copiedUpTo, start.start) + casedValue(best.value, text, start.start);
     copiedUpTo = end.end;
     hits.set(best.id, (hits.get(best.id) ?? 0) + 1);
     index = bestEnd + 1;

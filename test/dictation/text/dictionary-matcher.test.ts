@@ -7,6 +7,35 @@ const entries = (pairs: ReadonlyArray<readonly [string, string]>): DictionaryEnt
 const replace = (pairs: ReadonlyArray<readonly [string, string]>, text: string): string =>
   compileDictionary(entries(pairs)).apply(text).text;
 
+describe("compileDictionary: the case at a sentence's start", () => {
+  const ahead = [["go forward", "go ahead"]] as const;
+
+  test("a replacement that starts a sentence keeps its capital", () => {
+    expect(replace(ahead, "Go forward ten meters")).toBe("Go ahead ten meters");
+    expect(replace(ahead, "Stop. Go forward ten meters! Go forward?")).toBe(
+      "Stop. Go ahead ten meters! Go ahead?",
+    );
+  });
+
+  test("mid-sentence it is written as the value is", () => {
+    expect(replace(ahead, "Then go forward ten meters")).toBe("Then go ahead ten meters");
+    expect(replace(ahead, "Then Go Forward ten meters")).toBe("Then go ahead ten meters");
+  });
+
+  test("after a new line, a sentence starts again", () => {
+    expect(replace(ahead, "First line\nGo forward")).toBe("First line\nGo ahead");
+    expect(replace(ahead, "First line\n  Go forward")).toBe("First line\n  Go ahead");
+  });
+
+  test("a value with a capital of its own, ALL-CAPS or not, stays as written", () => {
+    expect(replace([["nasa", "NASA"]], "Nasa launched")).toBe("NASA launched");
+    expect(replace([["iphone", "iPhone"]], "Iphone sales rose")).toBe("iPhone sales rose");
+    expect(replace([["mcdonalds", "McDonald's"]], "Mcdonalds opened. Mcdonalds closed")).toBe(
+      "McDonald's opened. McDonald's closed",
+    );
+  });
+});
+
 describe("compileDictionary: matching", () => {
   test("the longest key wins at a position", () => {
     const pairs = [
@@ -20,7 +49,7 @@ describe("compileDictionary: matching", () => {
   test("keys match whole words only", () => {
     const pairs = [["cat", "dog"]] as const;
     expect(replace(pairs, "cat category concat cats bobcat")).toBe("dog category concat cats bobcat");
-    expect(replace(pairs, "Cat. (cat) cat's cat-like")).toBe("dog. (dog) dog's dog-like");
+    expect(replace(pairs, "Cat. (cat) cat's cat-like")).toBe("Dog. (dog) dog's dog-like");
   });
 
   test("a longer key that stops mid-word falls back to the shorter one", () => {
@@ -40,7 +69,8 @@ describe("compileDictionary: matching", () => {
       ["café", "coffee"],
       ["caf", "X"],
     ] as const;
-    expect(replace(pairs, "Café CAFÉ cafe café")).toBe("coffee coffee cafe coffee");
+    // The first word starts a sentence: its capital stays (see the next group).
+    expect(replace(pairs, "Café CAFÉ cafe café")).toBe("Coffee coffee cafe coffee");
     expect(replace([["resume", "CV"]], "my résumé and my resume")).toBe("my résumé and my CV");
   });
 
@@ -49,7 +79,7 @@ describe("compileDictionary: matching", () => {
   });
 
   test("case folding covers ß and the Greek final sigma", () => {
-    expect(replace([["straße", "street"]], "STRASSE")).toBe("street");
+    expect(replace([["straße", "street"]], "the STRASSE")).toBe("the street");
     expect(replace([["ΟΔΟΣ", "road"]], "οδος")).toBe("road");
   });
 
@@ -198,7 +228,15 @@ function referenceApply(list: readonly DictionaryEntry[], text: string) {
       position += 1;
       continue;
     }
-    out += text.slice(copied, position) + best.entry.value;
+    // At a sentence's start a capital in the text stays, unless the value's first word has its own.
+    const before = text.slice(Math.max(0, position - 16), position);
+    const startsSentence = position === 0 || /(?:[.!?…]\s+|\n[ \t]*)$/u.test(before);
+    const capital = /^\p{Lu}/u.test(text.charAt(position));
+    const value = best.entry.value;
+    const ownCapital = /\p{Lu}/u.test(value.split(/\s/u)[0] ?? "");
+    const written =
+      startsSentence && capital && !ownCapital ? value.charAt(0).toUpperCase() + value.slice(1) : value;
+    out += text.slice(copied, position) + written;
     hits.set(best.entry.id, (hits.get(best.entry.id) ?? 0) + 1);
     copied = best.end;
     position = best.end;
