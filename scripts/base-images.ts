@@ -7,7 +7,15 @@
 //
 // arm64 images are made on an x86-64 machine through qemu-user-static's binfmt handler; they are named
 // with an -arm64 suffix (localhost/…), since one local name holds one image.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -62,12 +70,29 @@ export function configureContainers(): void {
   );
 }
 
-/** arm64 programs run through qemu-user-static: its binfmt handler must be registered. */
-function enableEmulation(arch: Arch): void {
+// qemu's own registration of 64-bit little-endian arm ELF files (scripts/qemu-binfmt-conf.sh), as the
+// kernel reads it: hex escapes, written as text.
+const aarch64Magic = String.raw`\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00`;
+const aarch64Mask = String.raw`\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff`;
+
+/**
+ * arm64 programs run through qemu-user-static: its binfmt handler must be registered. Written to
+ * the kernel directly rather than through Debian's update-binfmts, which lives in binfmt-support, a
+ * package a machine with systemd (and qemu-user-static installed without its recommends) lacks.
+ * `F`: the interpreter is opened now, so it also runs inside the chroot and the build containers.
+ */
+export function enableEmulation(arch: Arch, binfmt = "/proc/sys/fs/binfmt_misc"): void {
   if (arch === "amd64" || process.arch === "arm64") return;
-  const mounted = Bun.spawnSync(["test", "-e", "/proc/sys/fs/binfmt_misc/register"]).exitCode === 0;
-  if (!mounted) run(["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"]);
-  run(["update-binfmts", "--enable", "qemu-aarch64"]);
+  if (!existsSync(`${binfmt}/register`)) run(["mount", "-t", "binfmt_misc", "binfmt_misc", binfmt]);
+  const entry = `${binfmt}/qemu-aarch64`;
+  if (existsSync(entry)) {
+    if (!readFileSync(entry, "utf8").startsWith("enabled")) writeFileSync(entry, "1");
+    return;
+  }
+  const interpreter = "/usr/bin/qemu-aarch64-static";
+  if (!existsSync(interpreter))
+    throw new Error(`${interpreter} is missing: apt-get install qemu-user-static`);
+  writeFileSync(`${binfmt}/register`, `:qemu-aarch64:M::${aarch64Magic}:${aarch64Mask}:${interpreter}:F`);
 }
 
 /** debian:bookworm-slim: a minbase debootstrap, trimmed as the official image is. */
