@@ -25,13 +25,17 @@ function startLink(): string {
 const consoleShown = (page: Page) => page.getByRole("link", { name: "Access" }).waitFor({ timeout: 10_000 });
 const loginShown = (page: Page) => page.getByLabel("Key or one-time code").waitFor({ timeout: 10_000 });
 
-async function logInWithKey(key: string): Promise<Page> {
+async function logInWithKey(key: string, shown = consoleShown): Promise<Page> {
   const { page } = await openConsole(suite.browser, `${suite.svc.url}/login`);
   await page.getByLabel("Key or one-time code").fill(key);
   await page.getByRole("button", { name: "Log in" }).click();
-  await consoleShown(page);
+  await shown(page);
   return page;
 }
+
+/** A dictate key's console: Dictate and its own History, and nothing an admin key is needed for. */
+const dictateConsoleShown = (page: Page) =>
+  page.getByRole("link", { name: "History" }).waitFor({ timeout: 10_000 });
 
 describe("the console's login (Chromium)", () => {
   let admin: Page;
@@ -56,12 +60,21 @@ describe("the console's login (Chromium)", () => {
     await admin.getByRole("button", { name: "Create key" }).click();
     const key = (await admin.getByTestId("revealed-key").textContent())?.trim() ?? "";
     expect(key).toMatch(/^svck_/);
-    const phone = await logInWithKey(key);
+    const phone = await logInWithKey(key, dictateConsoleShown);
     expect(await phone.evaluate(() => document.cookie)).toBe("");
+    // A dictate key's menu has Dictate and History only; an admin screen says why it is not shown.
+    const menu = await phone.getByRole("navigation", { name: "svc" }).getByRole("link").allTextContents();
+    expect(menu.filter((text) => ["Settings", "Plugins", "Access", "Models"].includes(text.trim()))).toEqual(
+      [],
+    );
+    await phone.goto(`${suite.svc.url}/settings`);
+    await phone.getByText("This screen is for admin keys").waitFor({ timeout: 10_000 });
+    await phone.goto(`${suite.svc.url}/`);
+    await dictateConsoleShown(phone);
     await admin.getByRole("button", { name: "Revoke phone" }).click();
     await admin.getByRole("button", { name: "Click again to revoke phone" }).click();
     await admin.getByText("Revoked phone").waitFor({ timeout: 10_000 });
-    await phone.reload();
+    // No reload: the events socket closes 1008 for the revoked key, and the login page follows.
     await loginShown(phone);
     await phone.context().close();
   }, 60_000);
@@ -105,10 +118,19 @@ describe("the console's login (Chromium)", () => {
     expect(seen.html).not.toContain("svc_session");
   }, 60_000);
 
-  test("logout ends the session", async () => {
+  test("an admin's logout first shows the way back, offers a key, then ends the session", async () => {
     await admin.goto(`${suite.svc.url}/access`);
     await admin.getByRole("button", { name: "Log out" }).click();
+    await admin.getByText("To come back you will need an admin key").waitFor({ timeout: 10_000 });
+    await admin.getByRole("button", { name: "Make an admin key first" }).click();
+    const spare = (await admin.getByTestId("revealed-key").textContent())?.trim() ?? "";
+    expect(spare).toMatch(/^svck_/);
+    await admin.getByRole("button", { name: "Log out" }).click();
     await loginShown(admin);
+    // The key shown is a way back in.
+    expect(
+      (await fetch(`${suite.svc.url}/api/keys`, { headers: { authorization: `Bearer ${spare}` } })).status,
+    ).toBe(200);
     await admin.reload();
     await loginShown(admin);
     expect((await fetch(`${suite.svc.url}/api/history`)).status).toBe(401);

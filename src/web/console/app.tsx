@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { api, madeWhileOffWarning, messageOf, rememberSessionCheck } from "./api.ts";
 import { onConnectionChange } from "./events.ts";
-import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screens } from "./paths.ts";
+import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screenFor, screens } from "./paths.ts";
 import { PluginIcon } from "./plugin-icon.tsx";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
 import { interceptLinks, navigate, useLocation } from "./router.ts";
@@ -34,9 +34,11 @@ const screenViews = {
   "/access": AccessScreen,
 } as const satisfies Record<ScreenPath, ComponentType>;
 
-function Nav(props: { path: string }) {
+function Nav(props: { path: string; role: Session["role"] }) {
   const { plugins } = usePlugins();
-  const pages = plugins.filter((plugin) => plugin.loaded && plugin.enabled);
+  // A plugin's pages call its admin routes: a dictate key is shown none of them.
+  const pages = props.role === "admin" ? plugins.filter((plugin) => plugin.loaded && plugin.enabled) : [];
+  const shown = screens.filter((screen) => screenFor(screen.path, props.role));
   const current = (path: string) => (props.path === path ? "page" : undefined);
   // On a phone the menu is a button that opens the list; choosing a screen closes it again.
   const [open, setOpen] = useState(false);
@@ -58,7 +60,7 @@ function Nav(props: { path: string }) {
       {/* A choice closes the menu, the screen already shown included. */}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the links inside take the keyboard's Enter as a click */}
       <ul id="nav-list" onClick={() => setOpen(false)}>
-        {screens.map((screen) => (
+        {shown.map((screen) => (
           <li key={screen.path}>
             <a href={screen.path} aria-current={current(screen.path)}>
               {screen.title}
@@ -184,11 +186,16 @@ function Console(props: { path: string; session: Session }) {
       <a class="skip" href="#main">
         Skip to content
       </a>
-      <Nav path={path} />
+      <Nav path={path} role={session.role} />
       <main id="main" tabIndex={-1}>
         <AccessBanner session={session} />
         <Offline />
-        {plugin?.[1] && plugin[2] ? (
+        {!screenFor(plugin ? "" : path, session.role) ? (
+          <p class="notice">
+            This screen is for admin keys; the key <strong>{session.keyName}</strong> dictates. Go to{" "}
+            <a href="/">Dictate</a> or <a href="/history">your history</a>.
+          </p>
+        ) : plugin?.[1] && plugin[2] ? (
           <PluginPageScreen key={path} slug={plugin[1]} pageId={plugin[2]} />
         ) : View ? (
           <View />

@@ -17,6 +17,7 @@ let retryDelay = 500;
 // it is still connecting.
 let connected: boolean | undefined;
 const statusListeners = new Set<(connected: boolean) => void>();
+const refusedListeners = new Set<() => void>();
 
 function setConnected(value: boolean) {
   connected = value;
@@ -28,7 +29,9 @@ function connect() {
   if (socket) return;
   const ws = new WebSocket(socketUrl("/api/events"));
   socket = ws;
+  let opened = false;
   ws.onopen = () => {
+    opened = true;
     retryDelay = 500;
     setConnected(true);
   };
@@ -41,14 +44,23 @@ function connect() {
     }
     for (const listener of listeners) listener(event);
   };
-  ws.onclose = () => {
+  ws.onclose = (event) => {
     socket = undefined;
     setConnected(false);
+    // Closed for its credential (1008: a revoked key, a logout elsewhere, keys turned on) or refused
+    // at the upgrade: whoever listens asks svc who this browser is now, and the login follows.
+    if (event.code === 1008 || !opened) for (const listener of refusedListeners) listener();
     // Back off to 10 s at most, with jitter so many tabs do not reconnect in step.
     const delay = retryDelay * (0.75 + Math.random() * 0.5);
     retryDelay = Math.min(retryDelay * 2, 10_000);
     setTimeout(connect, delay);
   };
+}
+
+/** Called when the events socket was closed for its credential, or refused before it opened. */
+export function onSocketRefused(listener: () => void): () => void {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
 }
 
 /** Subscribes to every event; returns the unsubscribe function. */

@@ -1,10 +1,10 @@
 // The console's own paths: the server answers each with the console document, the browser's
 // router draws the screen. A leaf both sides import (no DOM, no server code).
 
-/** The screens in navigation order: path, title. */
+/** The screens in navigation order: path, title; `dictate`: open to a dictate key too (its own history). */
 export const screens = [
-  { path: "/", title: "Dictate" },
-  { path: "/history", title: "History" },
+  { path: "/", title: "Dictate", dictate: true },
+  { path: "/history", title: "History", dictate: true },
   { path: "/dictionary", title: "Dictionary" },
   { path: "/vocabulary", title: "Vocabulary" },
   { path: "/formats", title: "Formats" },
@@ -24,6 +24,10 @@ export const pluginPagePath = /^\/plugins\/([a-z0-9][a-z0-9-]{0,213})\/([a-z0-9]
 
 export const isScreenPath = (path: string): path is ScreenPath =>
   screens.some((screen) => screen.path === path);
+
+/** Whether a key of `role` may use the screen: a dictate key sees Dictate and its own History. */
+export const screenFor = (path: string, role: "admin" | "dictate" | null): boolean =>
+  role === "admin" || screens.some((screen) => screen.path === path && "dictate" in screen);
 
 /** Whether the console draws something at `path` (the server answers the document for it). */
 export function isConsolePath(path: string): boolean {

@@ -2,6 +2,7 @@
 // banner and the Access screen read it; a 401 from any call asks again.
 import { useEffect, useState } from "preact/hooks";
 import { type Answer, api, onUnauthorized } from "./api.ts";
+import { onSocketRefused } from "./events.ts";
 
 export type Session = Answer<"get", "/api/auth/session">;
 
@@ -38,6 +39,8 @@ export function useSession(): { session: Session | undefined; error: unknown; re
     if (!started) {
       started = true;
       onUnauthorized(() => void refreshSession());
+      // A revoked key or an ended session closes the events socket first: the login follows it.
+      onSocketRefused(() => void refreshSession());
       void refreshSession();
     }
     return () => {

@@ -85,6 +85,7 @@ function ModeSwitch(props: { session: Session }) {
 }
 
 function Keys() {
+  const { session } = useSession();
   const keys = useResource("/api/keys");
   const [name, setName] = useState("");
   const [role, setRole] = useState<"admin" | "dictate">("dictate");
@@ -143,13 +144,20 @@ function Keys() {
             {(keys.data?.items ?? []).map((key) => (
               <tr key={key.name}>
                 <td>{key.name}</td>
-                <td>{key.role}</td>
+                <td>
+                  {key.role}
+                  {key.madeWhileOff && <span class="badge error">made while keys were off</span>}
+                </td>
                 <td>{formatTime(key.createdAt)}</td>
                 <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
                 <td>
                   <ConfirmButton
                     label="Revoke"
-                    confirm="Click again to revoke"
+                    confirm={
+                      key.name === session?.keyName
+                        ? "This browser uses it: click again to revoke and log out"
+                        : "Click again to revoke"
+                    }
                     subject={key.name}
                     onConfirm={() =>
                       void revoke.run(async () => {
@@ -173,6 +181,16 @@ function Keys() {
 function ThisBrowser(props: { session: Session }) {
   const { session } = props;
   const logout = useAction();
+  // An admin logging out may hold no key they could type (the start log's link logs in with a key
+  // nobody saw): before the session ends, they are shown the way back, or given a key.
+  const [asking, setAsking] = useState(false);
+  const [spare, setSpare] = useState<{ name: string; key: string }>();
+  const makeSpare = useAction();
+  const leave = () =>
+    void logout.run(async () => {
+      await api.post("/api/auth/logout");
+      await refreshSession();
+    });
   return (
     <section class="panel stack" aria-labelledby="browser-title">
       <h2 id="browser-title">This browser</h2>
@@ -187,21 +205,49 @@ function ThisBrowser(props: { session: Session }) {
           Logged in with the key <strong>{session.keyName}</strong> ({session.role}).
         </p>
       )}
-      {session.via === "session" && (
+      {session.via === "session" && !asking && (
         <div class="row">
           <button
             type="button"
             class="button"
             disabled={logout.busy}
-            onClick={() =>
-              void logout.run(async () => {
-                await api.post("/api/auth/logout");
-                await refreshSession();
-              })
-            }
+            onClick={() => (session.role === "admin" ? setAsking(true) : leave())}
           >
             Log out
           </button>
+        </div>
+      )}
+      {asking && (
+        <div class="notice stack" role="alert">
+          <p>
+            To come back you will need an admin key. If you have none written down, make one now: it is shown
+            once. Without one, only <code>svc keys create --name NAME --role admin</code> on svc's machine
+            lets you in again.
+          </p>
+          {spare && <KeyReveal name={spare.name} secret={spare.key} onDone={() => setSpare(undefined)} />}
+          <div class="row">
+            <button
+              type="button"
+              class="button primary"
+              disabled={makeSpare.busy || spare !== undefined}
+              onClick={() =>
+                void makeSpare.run(async () => {
+                  const name = `owner-${new Date().toISOString().slice(0, 10)}-${Math.floor(Math.random() * 1000)}`;
+                  const made = await api.post("/api/keys", { body: { name, role: "admin" } });
+                  setSpare({ name: made.name, key: made.key });
+                })
+              }
+            >
+              Make an admin key first
+            </button>
+            <button type="button" class="button" disabled={logout.busy} onClick={leave}>
+              Log out
+            </button>
+            <button type="button" class="link" onClick={() => setAsking(false)}>
+              Stay logged in
+            </button>
+          </div>
+          <ErrorText error={makeSpare.error} />
         </div>
       )}
       <ErrorText error={logout.error} />
