@@ -272,7 +272,7 @@ export function createApp(deps: AppDeps) {
   mount(createSettingsRoutes({ ...deps, languages: () => activeLanguages(engines) }));
   mount(createHistoryRoutes(deps));
   mount(createModelsRoutes(deps));
-  mount(createEnginesRoutes({ engines, recognizer: deps.dictation.transcriber, docs: deps.docs }));
+  mount(createEnginesRoutes({ engines, recogniser: deps.dictation.transcriber, docs: deps.docs }));
   mount(createDictionaryRoutes(deps));
   mount(createVocabularyRoutes(deps));
   mount(createFormatsRoutes(deps));

@@ -130,7 +130,7 @@ export interface PieceInput {
 }
 
 /** What a live dictation asks of recognition (dictation/live/session.ts). */
-export interface Recognizer {
+export interface Recogniser {
   /** One piece with its plugin hooks and the active engine, in the interactive lane; no text pipeline. */
   recognisePiece(input: PieceInput): Promise<Recognised>;
   /** The engine and model a dictation would use now (a live session that heard no speech names them). */
@@ -144,7 +144,7 @@ export interface Recognizer {
   plainPieces(): boolean;
 }
 
-export interface Recognition extends Recognizer {
+export interface Recognition extends Recogniser {
   /** Recognises `input` (a whole recording: the batch transcriber's step between decoding and the pipeline). */
   recognise(input: RecogniseInput): Promise<Recognised>;
 }

@@ -8,9 +8,9 @@ import {
   createRecognition,
   deadline,
   type Recognised,
+  type Recogniser,
   type RecognitionDeps,
   type RecognitionLimits,
-  type Recognizer,
 } from "./recognise.ts";
 import { noTimings, type Transcription } from "./result.ts";
 import { finishedSegments } from "./timed-text.ts";
@@ -61,7 +61,7 @@ export interface TranscribeInput {
 }
 
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
-export interface Transcriber extends Recognizer, Completion {
+export interface Transcriber extends Recogniser, Completion {
   transcribe(input: TranscribeInput): Promise<Transcription>;
   /** A new dictation's hook `api` (a live session holds one for all its pieces). */
   newDictation(): DictationApi;

@@ -3,7 +3,7 @@ import type { EngineContext } from "../dictation/engines/definition.ts";
 import { engineIds } from "../dictation/engines/ids.ts";
 import { type EngineView, engineViews } from "../dictation/engines/models.ts";
 import { SAMPLE_RATE } from "../dictation/engines/types.ts";
-import type { Recognizer } from "../dictation/recognise.ts";
+import type { Recogniser } from "../dictation/recognise.ts";
 import { noTimings } from "../dictation/result.ts";
 import { engineRunErrors } from "../error-codes.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
@@ -42,7 +42,7 @@ const checkSchema = v.object({
 /** What a check sends: a second of silence, enough for any engine to load and answer. */
 const checkAudio = new Float32Array(SAMPLE_RATE);
 
-export function createEnginesRoutes(deps: { engines: EngineContext; recognizer: Recognizer; docs: ApiDocs }) {
+export function createEnginesRoutes(deps: { engines: EngineContext; recogniser: Recogniser; docs: ApiDocs }) {
   return documentedRoutes(deps.docs, "/api/engines", "Models")
     .get(
       "/",
@@ -70,7 +70,7 @@ export function createEnginesRoutes(deps: { engines: EngineContext; recognizer: 
       async (c) => {
         const { id } = parseOrThrow(idParams, c.req.param(), "invalid_request", "path");
         const started = performance.now();
-        const { engine } = await deps.recognizer.recognisePiece({
+        const { engine } = await deps.recogniser.recognisePiece({
           pcm: checkAudio,
           engine: id,
           hooks: null,

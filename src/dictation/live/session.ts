@@ -5,7 +5,7 @@ import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineId } from "../engines/types.ts";
-import type { EngineRef, HookContext, Recognised, Recognizer } from "../recognise.ts";
+import type { EngineRef, HookContext, Recognised, Recogniser } from "../recognise.ts";
 import { noTimings, type Timings, type Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
@@ -19,7 +19,7 @@ export interface LiveSegment {
 }
 
 /** What a live session needs of the dictation path: its pieces recognised, the whole completed once. */
-export interface LiveTranscriber extends Recognizer, Completion {
+export interface LiveTranscriber extends Recogniser, Completion {
   /** A new dictation's hook `api`, shared by the session's pieces and its completion. */
   newDictation(): DictationApi;
   /** The plugins' `event` hooks hear the recording start, commit (stop) and cancel. */
