@@ -81,7 +81,7 @@ export interface LiveDriver {
   readonly sessions: number;
 }
 
-interface Dictation {
+interface LiveDictation {
   session: LiveSession;
   stream: AudioStream;
   format: StreamFormat;
@@ -96,14 +96,14 @@ interface Dictation {
 export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
   const { door } = deps;
   const limits = liveLimits(deps.settings, door, deps.operator);
-  const open = new Set<Dictation>();
+  const open = new Set<LiveDictation>();
   const setting = (limit: keyof LiveLimits) =>
     limit === "maxSessions" ? (door.maxSessions?.variable ?? limit) : (door.settings[limit] ?? limit);
   /** What a codec may expand the audio to (raw PCM is counted from its bytes). */
   const maxDurationMs = () => limits().maxSeconds * 1000 || Number.POSITIVE_INFINITY;
 
   /** Past the longest dictation, or sent faster than `maxSpeed` × real time: it ends. */
-  function check(dictation: Dictation, seconds: number): void {
+  function check(dictation: LiveDictation, seconds: number): void {
     const { maxSeconds, maxSpeed } = limits();
     if (maxSeconds > 0 && seconds > maxSeconds) {
       throw new AppError(
@@ -121,7 +121,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
   }
 
   function connect(listener: LiveListener): LiveConnection {
-    let current: Dictation | null = null;
+    let current: LiveDictation | null = null;
     let answering = false;
     let started = false;
     let over = false;
@@ -171,7 +171,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
     }
 
     /** Decoded audio into the session, in order; the length and pace checked again (a codec's). */
-    function feed(dictation: Dictation, decoded: Promise<Float32Array>): void {
+    function feed(dictation: LiveDictation, decoded: Promise<Float32Array>): void {
       // Handled here, and again in order below: a failure is reported once, by the chain.
       decoded.catch(() => {});
       dictation.feeding = dictation.feeding
@@ -206,7 +206,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
             `${maxSessions} live dictations are running (${setting("maxSessions")}); retry shortly.`,
           );
         }
-        const dictation: Dictation = {
+        const dictation: LiveDictation = {
           stream: openAudioStream(options.audio, maxDurationMs()),
           format: options.audio,
           startedAt: performance.now(),

@@ -67,7 +67,7 @@ function next(state: DictationState, event: Event): DictationState {
   }
 }
 
-export interface DictationOptions {
+export interface DictationMachineOptions {
   /** A language code for this browser's dictations; empty for the `language` setting. */
   language: string;
   /** The app the text is for (which format applies); empty for none. */
@@ -76,7 +76,7 @@ export interface DictationOptions {
   onFailure?: (error: unknown) => void;
 }
 
-export interface Dictation extends DictationState {
+export interface DictationMachine extends DictationState {
   /** Opens the microphone and, where svc offers it, a live dictation; from idle only. */
   start(): Promise<void>;
   /** Ends the recording: the live dictation's final text, or else the whole recording uploaded. */
@@ -87,10 +87,13 @@ export interface Dictation extends DictationState {
   retry(): Promise<void>;
 }
 
-type Actions = Pick<Dictation, "start" | "stop" | "transcribeFile" | "retry">;
+type Actions = Pick<DictationMachine, "start" | "stop" | "transcribeFile" | "retry">;
 
 /** The machine itself, outside Preact: `render` gets each new state. */
-function createDictation(render: (state: DictationState) => void, options: () => DictationOptions) {
+function createDictationMachine(
+  render: (state: DictationState) => void,
+  options: () => DictationMachineOptions,
+) {
   let state = idle;
   let recording: Recording | undefined;
   // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
@@ -200,11 +203,11 @@ function createDictation(render: (state: DictationState) => void, options: () =>
   };
 }
 
-export function useDictation(options: DictationOptions): Dictation {
+export function useDictation(options: DictationMachineOptions): DictationMachine {
   const [state, setState] = useState(idle);
   const latest = useRef(options);
   latest.current = options;
-  const [machine] = useState(() => createDictation(setState, () => latest.current));
+  const [machine] = useState(() => createDictationMachine(setState, () => latest.current));
 
   // The elapsed time while recording.
   useEffect(() => {
