@@ -5,10 +5,11 @@ import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
 import type { EngineId } from "../engines/types.ts";
-import type { EngineRef, HookContext, Recognised, Recogniser } from "../recognise.ts";
-import { noTimings, type Timings, type Transcription } from "../result.ts";
+import type { EngineRef, HookContext, Recogniser } from "../recognise.ts";
+import { noTimings, type Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
+import { createGuesses, type EarlyPiece, type GuessDeps, type LiveProgress } from "./guesses.ts";
 import { createPcmBuffer } from "./pcm-buffer.ts";
 
 /** A committed piece of a live dictation, on the session's timeline (ms from its first sample). */
@@ -26,7 +27,8 @@ export interface LiveTranscriber extends Recogniser, Completion {
   notify?(event: PipelineEvent): void;
 }
 
-export interface LiveSessionOptions {
+export interface LiveSessionOptions
+  extends Pick<GuessDeps, "onPartial" | "partialEveryMs" | "partialBudget"> {
   transcriber: LiveTranscriber;
   /** The session's own detector stream. */
   vad: VadStream;
@@ -44,20 +46,6 @@ export interface LiveSessionOptions {
   appContext?: AppContext | null;
   /** Each piece as soon as it is recognised, in order. */
   onSegment?(segment: LiveSegment): void;
-  /**
-   * A revisable guess at the piece still being spoken: at most once per `partialEveryMs` of new
-   * audio, only while the engine is otherwise idle and within `partialBudget`; a guess running when
-   * other work needs the engine is stopped, so committed pieces never wait for one.
-   */
-  onPartial?(text: string): void;
-  /** Default 500. */
-  partialEveryMs?: number;
-  /**
-   * Engine time guesses may use, as a multiple of the time the committed pieces took (before the
-   * first piece, of `guessFloorMsPerSecond` per second heard): the `live_partial_budget` setting,
-   * default 0.35. On a machine that gives svc less CPU each guess takes longer, so fewer run.
-   */
-  partialBudget?: number;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
   /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
@@ -86,32 +74,13 @@ export interface LiveSession {
   readonly heldSeconds: number;
 }
 
-/** A piece recognised while its closing pause was still being heard (see `anticipate`). */
-interface Early {
-  /** The region it is for: where it starts, and where it ends if the pause closes it. */
-  startMs: number;
-  endMs: number;
-  controller: AbortController;
-  /** Its engine time; the piece's own if adopted, a guess's if dropped. */
-  spent: Timings;
-  /** null: it yielded to other work or failed, and the piece is recognised as usual. */
-  result: Promise<Recognised | null>;
-}
-
-/** What guesses may use before the first committed piece has measured the engine: ms per second heard. */
-const guessFloorMsPerSecond = 100;
-
-/** A guess at less audio than this is not worth the engine's time. */
-const minPartialMs = 300;
-
 /** Enough of the text said so far to steer the next piece; the engine trims it to its budget. */
 const promptChars = 600;
 
-const ms = (samples: number) => (samples / SAMPLE_RATE) * 1000;
-
 /**
  * Live dictation over a voice-activity detector: every region closed by a pause is recognised at
- * once (the text before it as the prompt), so at `stop` only the tail is left to wait for.
+ * once (the text before it as the prompt), so at `stop` only the tail is left to wait for. The
+ * guesses (guesses.ts) fill the engine's idle time between pieces; this file commits the pieces.
  */
 export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const { transcriber, vad } = options;
@@ -130,216 +99,75 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   let detecting: Promise<void> = Promise.resolve();
   let work: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | null = null;
-  let state: "open" | "stopping" | "over" = "open";
-  // Where the committed audio ends, how many pieces wait for the engine, and the partial's state.
-  let committedMs = 0;
-  let judged = 0;
-  let pending = 0;
-  let commits = 0;
-  let guessedAtMs = 0;
-  /** Where the piece last guessed starts: a new piece is guessed as soon as it is confirmed. */
-  let guessedPieceMs: number | null = null;
-  let partial: AbortController | null = null;
-  const partialEveryMs = options.partialEveryMs ?? 500;
-  const partialBudget = options.partialBudget ?? 0.35;
-  /** Engine time the guesses have used (committed pieces add theirs to `timings.engine`). */
-  let guessedMs = 0;
-  /**
-   * What the last guess that ran to its end cost: the next starts only if that much more still
-   * fits the budget, so guesses stay within it rather than overshoot it by one each time.
-   */
-  let lastGuessMs = 0;
-  /** The piece a pause is about to close, already being recognised (see `anticipate`). */
-  let early: Early | null = null;
+  const progress: LiveProgress = { state: "open", committedMs: 0, judged: 0, pending: 0, commits: 0 };
+  /** What the next piece is asked: the caller's prompt, then the text said so far, as its prompt. */
+  const piece = () => ({
+    language,
+    engine: options.engine,
+    model: options.model,
+    keywords: options.keywords,
+    prompt: [options.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined,
+  });
+  const guesses = createGuesses({
+    transcriber,
+    vad,
+    audio,
+    progress,
+    piece,
+    signal: controller.signal,
+    timings,
+    dictation: hooks.dictation,
+    onPartial: options.onPartial,
+    partialEveryMs: options.partialEveryMs,
+    partialBudget: options.partialBudget,
+  });
   transcriber.notify?.({ type: "recordingStarted" });
 
   function fail(error: unknown): void {
     if (failure) return;
     failure = { error };
     controller.abort(error);
-    if (state !== "over") options.onError?.(error);
+    if (progress.state !== "over") options.onError?.(error);
   }
 
-  /** The caller's prompt, then the text said so far, within what steers the next piece. */
-  const promptNow = () =>
-    [options.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined;
-  const choice = { engine: options.engine, model: options.model, keywords: options.keywords };
-
-  async function recognise(
-    region: SpeechRegion,
-    pcm: Float32Array,
-    anticipated: Early | null,
-  ): Promise<void> {
+  async function recognise(region: SpeechRegion, pcm: Float32Array, early: EarlyPiece | null): Promise<void> {
     if (controller.signal.aborted) return;
-    const piece = (anticipated && (await adopt(anticipated))) ?? (await recognisePiece(pcm));
+    const recognised =
+      (early && (await early.adopt())) ??
+      (await transcriber.recognisePiece({ pcm, ...piece(), hooks, signal: controller.signal, timings }));
     // The engine that heard the dictation names it; a plugin only when it answered every piece.
-    const answeredByPlugin = piece.engine.model.startsWith("plugin:");
-    if (engine === null || !answeredByPlugin) engine = piece.engine;
-    if (language === undefined || language === "auto") language = piece.language;
-    commits++;
-    if (piece.text === "") return;
-    texts.push(piece.text);
-    if (!controller.signal.aborted) options.onSegment?.({ text: piece.text, ...region });
-  }
-
-  const recognisePiece = (pcm: Float32Array) =>
-    transcriber.recognisePiece({
-      pcm,
-      language,
-      ...choice,
-      prompt: promptNow(),
-      hooks,
-      signal: controller.signal,
-      timings,
-    });
-
-  /**
-   * `pcm` recognised in the guess lane (it yields to any other work), until the session ends or
-   * `stop` aborts; its engine time goes to `spent`. Hooks see each piece once, when it is
-   * committed: a guess, and a piece recognised early, are the engine's alone.
-   */
-  const guessPiece = (pcm: Float32Array, stop: AbortSignal, spent: Timings) =>
-    transcriber.recognisePiece({
-      pcm,
-      language,
-      ...choice,
-      prompt: promptNow(),
-      hooks: null,
-      guess: true,
-      signal: AbortSignal.any([controller.signal, stop]),
-      timings: spent,
-    });
-
-  /** The early recognition of a piece, as its committed result; null when it yielded or failed. */
-  async function adopt(anticipated: Early): Promise<Recognised | null> {
-    const piece = await anticipated.result;
-    // A hook registered since (or a dictation it ended) must see the piece as every piece is seen.
-    if (piece === null || !transcriber.plainPieces() || hooks.dictation.ended) return null;
-    timings.queue += anticipated.spent.queue;
-    timings.engine += anticipated.spent.engine;
-    return piece;
-  }
-
-  /** Stops an early recognition whose pause did not close its piece; its cost counts as a guess's. */
-  function dropEarly(): void {
-    const dropped = early;
-    if (!dropped) return;
-    early = null;
-    dropped.controller.abort();
-    void dropped.result.then(() => {
-      guessedMs += dropped.spent.engine;
-    });
-  }
-
-  /**
-   * Recognises the piece being closed before the detector has heard all of its closing pause: once
-   * the pause has lasted as long as the padding after speech, the piece's audio is exactly what
-   * the detector will answer if the pause goes on, so the engine starts on it at once (in the
-   * guess lane: it yields to any other work). If the pause closes the piece, that result is the
-   * piece's; if speech resumes first, it is dropped. Only while the engine has nothing else to do
-   * for this dictation, and only where a piece goes to the engine as it is (no plugin hook, which
-   * must see each piece once): it saves the rest of the pause on the last piece, what the person
-   * waits for after stop.
-   */
-  function anticipate(): void {
-    if (state !== "open" || pending > 0) return;
-    const open = vad.open();
-    const endsAtMs = open?.endsAtMs ?? null;
-    if (early) {
-      if (open?.startMs !== early.startMs || endsAtMs !== early.endMs) dropEarly();
-      return;
-    }
-    if (!open?.confirmed || endsAtMs === null || ms(judged) < endsAtMs) return;
-    const startMs = Math.max(committedMs, open.startMs);
-    if (endsAtMs - startMs < minPartialMs || !transcriber.plainPieces()) return;
-    // A guess at the same audio would tell nothing more.
-    partial?.abort();
-    const stopper = new AbortController();
-    const spent = noTimings();
-    const before = commits;
-    const result = guessPiece(audio.slice(startMs, endsAtMs), stopper.signal, spent).then(
-      (piece) => {
-        // Still open: what the piece will say, shown as the guess it is until the pause closes it.
-        if (early?.controller === stopper && commits === before && state === "open" && piece.text !== "")
-          options.onPartial?.(piece.text);
-        return piece;
-      },
-      () => null,
-    );
-    early = { startMs: open.startMs, endMs: endsAtMs, controller: stopper, spent, result };
+    const answeredByPlugin = recognised.engine.model.startsWith("plugin:");
+    if (engine === null || !answeredByPlugin) engine = recognised.engine;
+    if (language === undefined || language === "auto") language = recognised.language;
+    progress.commits++;
+    if (recognised.text === "") return;
+    texts.push(recognised.text);
+    if (!controller.signal.aborted) options.onSegment?.({ text: recognised.text, ...region });
   }
 
   function enqueue(regions: SpeechRegion[]): void {
     for (const region of regions) {
       // Cut now: the audio before the detector's horizon is forgotten once this step ends.
       const pcm = audio.slice(region.startMs, region.endMs);
-      pending++;
-      committedMs = Math.max(committedMs, region.endMs);
-      partial?.abort();
-      const anticipated =
-        early && early.startMs === region.startMs && early.endMs === region.endMs ? early : null;
-      if (anticipated) early = null;
-      else dropEarly();
+      progress.pending++;
+      progress.committedMs = Math.max(progress.committedMs, region.endMs);
+      const early = guesses.claim(region);
       work = work
-        .then(() => recognise(region, pcm, anticipated))
+        .then(() => recognise(region, pcm, early))
         .catch(fail)
         .finally(() => {
-          pending--;
+          progress.pending--;
           // The engine is free: the piece now pausing may start early. In the detector's order, so
           // that it reads the detector between steps, never with a closed region not yet queued.
-          if (pending === 0) detecting = detecting.then(anticipate).catch(fail);
+          if (progress.pending === 0) detecting = detecting.then(guesses.idle).catch(fail);
         });
     }
-  }
-
-  /**
-   * Guesses the piece being spoken when the engine is free: as soon as the detector is sure speech
-   * began, then once per `partialEveryMs` of new audio; never during a pause.
-   */
-  function guess(): void {
-    const { onPartial } = options;
-    if (!onPartial || state !== "open" || partial || early || pending > 0) return;
-    const open = vad.open();
-    if (!open?.confirmed) return;
-    // A pause under way: the piece itself is about to be recognised (early, once the pause has
-    // lasted as long as the padding), and its text shown; a guess now would be thrown away.
-    if (open.endsAtMs != null && transcriber.plainPieces()) return;
-    // Only audio the detector has judged: a guess must not run ahead of a pause it has not seen.
-    const nowMs = ms(judged);
-    const fromMs = Math.max(committedMs, open.startMs);
-    const fresh = open.startMs !== guessedPieceMs;
-    if ((!fresh && nowMs - guessedAtMs < partialEveryMs) || nowMs - fromMs < minPartialMs) return;
-    const budgetMs = partialBudget * Math.max(timings.engine, (nowMs / 1000) * guessFloorMsPerSecond);
-    if (guessedMs + lastGuessMs >= budgetMs || !transcriber.isIdle()) return;
-    guessedAtMs = nowMs;
-    guessedPieceMs = open.startMs;
-    const guessing = new AbortController();
-    partial = guessing;
-    const before = commits;
-    const spent = noTimings();
-    guessPiece(audio.slice(fromMs, nowMs), guessing.signal, spent)
-      .then(
-        (piece) => {
-          lastGuessMs = spent.engine;
-          // A piece committed meanwhile makes this guess stale.
-          if (piece.text !== "" && commits === before && pending === 0 && state === "open")
-            onPartial(piece.text);
-        },
-        // A guess that fails costs nothing: the committed piece will be recognised anyway.
-        () => {},
-      )
-      .finally(() => {
-        // A guess stopped halfway cost what it ran.
-        guessedMs += spent.engine;
-        if (partial === guessing) partial = null;
-      });
   }
 
   function detect(step: () => Promise<SpeechRegion[]>): Promise<void> {
     detecting = detecting.then(async () => {
       if (!controller.signal.aborted) enqueue(await step());
-      anticipate();
-      guess();
+      guesses.afterDetect();
       audio.dropBefore(vad.horizonMs());
     });
     detecting = detecting.catch(fail);
@@ -354,34 +182,31 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       return audio.held / SAMPLE_RATE;
     },
     push(pcm) {
-      if (state !== "open") return;
+      if (progress.state !== "open") return;
       audio.append(pcm);
       const copy = pcm.slice();
       void detect(async () => {
         const closed = await vad.push(copy);
-        judged += copy.length;
+        progress.judged += copy.length;
         return closed;
       });
     },
     async stop() {
-      if (state !== "open") throw new Error("the session has already ended");
-      state = "stopping";
+      if (progress.state !== "open") throw new Error("the session has already ended");
+      progress.state = "stopping";
       transcriber.notify?.({ type: "recordingCommitted" });
-      partial?.abort();
+      guesses.stop();
       const started = performance.now();
       await detect(() => vad.end());
       await work;
-      if (failure) {
-        state = "over";
-        throw failure.error;
-      }
-      state = "over";
+      progress.state = "over";
+      if (failure) throw failure.error;
       const used = engine ?? (await transcriber.activeEngine());
       return transcriber.complete({
         raw: texts.join(" ").trim(),
         language: language ?? "auto",
         engine: used,
-        audioDurationMs: ms(audio.length),
+        audioDurationMs: (audio.length / SAMPLE_RATE) * 1000,
         started,
         timings,
         appContext: hooks.appContext,
@@ -396,8 +221,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
       hooks.appContext = appContext;
     },
     cancel(reason) {
-      if (state !== "over") transcriber.notify?.({ type: "recordingCancelled" });
-      state = "over";
+      if (progress.state !== "over") transcriber.notify?.({ type: "recordingCancelled" });
+      progress.state = "over";
       failure ??= { error: reason };
       vad.cancel();
       controller.abort(reason ?? new DOMException("The dictation was cancelled.", "AbortError"));
