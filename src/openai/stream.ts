@@ -31,6 +31,7 @@ export interface TranscriptStreamInput {
   prompt?: string;
   appContext: AppContext | null;
   skipPostProcess?: boolean;
+  keyName?: string | null;
   signal: AbortSignal;
 }
 
@@ -87,6 +88,7 @@ async function* events(
     appContext: input.appContext,
     skipPostProcess: input.skipPostProcess,
     source: "openai",
+    keyName: input.keyName,
     onSegment: (segment) => {
       // Deltas are appended as they come: each after the first carries its space.
       ready.push({

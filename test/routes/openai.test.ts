@@ -201,6 +201,19 @@ describe("POST /v1/audio/transcriptions", () => {
     ]);
   });
 
+  test("stream=true records the key the client used, as a whole upload does", async () => {
+    const app = createTestApp({ auth: "keys-everywhere" });
+    app.services.settings.set("stt_engine", "sphinx");
+    const { key } = app.access.createKey("phone", "dictate");
+    const bearer = { authorization: `Bearer ${key}` };
+    await (await post(app, [audio(), ["model", "whisper-1"], ["stream", "true"]], bearer)).text();
+    await (await post(app, [audio(), ["model", "whisper-1"]], bearer)).text();
+    const history = (await (await app.request("/api/history", { headers: bearer })).json()) as {
+      items: { keyName: string | null }[];
+    };
+    expect(history.items.map((item) => item.keyName)).toEqual(["phone", "phone"]);
+  });
+
   test("applies the dictionary to the text and the segments, and stores it marked openai", async () => {
     const app = sphinxApp();
     expect((await app.json("/api/dictionary", "POST", { key: "ten meters", value: "10 m" })).status).toBe(
