@@ -65,9 +65,7 @@ export const runDictateCommand: OfflineCommand = async (argv, open, out) => {
     live.start({
       // The decoded recording goes in as a client's 16 kHz float frames would.
       audio: { encoding: "f32le", sampleRate: SAMPLE_RATE, channels: 1 },
-      language: values.language,
-      appContext,
-      record: !values["no-history"],
+      request: { language: values.language, appContext, record: !values["no-history"] },
       onPartial: (text) => (values.json ? event({ type: "partial", text }) : lines.partial(text)),
       onSegment: (segment) => (values.json ? event(segmentMessage(segment)) : lines.commit(segment.text)),
     });

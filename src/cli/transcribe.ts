@@ -79,12 +79,14 @@ export const runTranscribeCommand: OfflineCommand = async (argv, open, out) => {
       try {
         const result = await runtime.dictation.transcriber.transcribe({
           audio: new Uint8Array(readFileSync(file)),
-          appContext,
-          language: values.language,
-          skipPostProcess: values.raw ?? false,
-          engine,
-          record: !values["no-history"],
-          source: "cli",
+          request: {
+            source: "cli",
+            appContext,
+            language: values.language,
+            skipPostProcess: values.raw ?? false,
+            engine,
+            record: !values["no-history"],
+          },
         });
         out.stdout(values.json ? `${JSON.stringify({ file, ...result })}\n` : `${result.text}\n`);
       } catch (error) {

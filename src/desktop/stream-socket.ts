@@ -114,8 +114,7 @@ export function streamSocket(
       try {
         conn.start({
           audio: pcm16,
-          appContext,
-          keyName,
+          request: { appContext, keyName },
           onPartial: (text) => send({ type: "partial", text }),
         });
       } catch (error) {

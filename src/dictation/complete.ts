@@ -5,6 +5,7 @@ import type { OutputMode } from "../plugins/hooks-output.ts";
 import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
 import type { EngineId } from "./engines/types.ts";
 import type { EngineRef } from "./recognise.ts";
+import type { CompletionRequest } from "./request.ts";
 import type { Timings, Transcription } from "./result.ts";
 
 // Completion: what every dictation ends with, whole recording or live session alike: the text
@@ -54,21 +55,16 @@ export interface CompletionDeps {
 /** A recognised dictation on its way to the text pipeline and history. */
 export interface CompleteInput {
   raw: string;
+  /** What it was recognised as being in: the request's language, or the one the engine detected. */
   language: string;
   engine: EngineRef;
   audioDurationMs: number;
   /** `performance.now()` when the wait the answer reports as durationMs began. */
   started: number;
   timings: Timings;
-  appContext: AppContext | null;
-  skipPostProcess?: boolean;
-  record?: boolean;
-  /** Where it came from (history's column, the hooks' `source`); default `api`. */
-  source?: HistorySource;
+  request: CompletionRequest;
   /** The dictation's hook `api`, which its beforeTranscribe hooks saw; default a new one. */
   dictation?: DictationApi;
-  /** The name of the key the client used (history records it); none for a trusted client. */
-  keyName?: string | null;
 }
 
 export interface Completion {
@@ -135,11 +131,12 @@ export function createCompletion(deps: CompletionDeps): Completion {
 
   return {
     async complete(input) {
-      const { raw, language, engine, timings, appContext } = input;
-      const source = input.source ?? "api";
+      const { raw, language, engine, timings, request } = input;
+      const source = request.source ?? "api";
+      const appContext = request.appContext ?? null;
       const dictation = input.dictation ?? deps.newDictation();
       const processed =
-        input.skipPostProcess || raw === "" || dictation.ended
+        request.skipPostProcess || raw === "" || dictation.ended
           ? unprocessed(raw, dictation)
           : await deps.postProcess({
               text: raw,
@@ -164,12 +161,12 @@ export function createCompletion(deps: CompletionDeps): Completion {
         appContext,
         format: processed.format,
         source,
-        keyName: input.keyName ?? null,
+        keyName: request.keyName ?? null,
       };
       // Nothing said (silence, only fillers, a start and a stop) or nothing delivered (a plugin
       // consumed it: a voice command): there is nothing to remember.
       const kept =
-        input.record !== false && processed.disposition === "deliver" && processed.text.trim() !== "";
+        request.record !== false && processed.disposition === "deliver" && processed.text.trim() !== "";
       const historyId = kept ? deps.record(entry) : null;
       announce(raw, processed, audioDurationMs, dictation.outcome());
       deps.publish("transcription.completed", {

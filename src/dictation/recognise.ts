@@ -13,6 +13,7 @@ import type { ActiveEngine, EngineOverrides } from "./engine-provider.ts";
 import { isEngineId } from "./engines/ids.ts";
 import type { EngineId, TranscriptSegment } from "./engines/types.ts";
 import { languageTag } from "./language.ts";
+import type { RecognitionRequest } from "./request.ts";
 import type { Timings } from "./result.ts";
 import type { Lane, Scheduler } from "./scheduler.ts";
 
@@ -73,21 +74,18 @@ export interface RecogniseInput {
   pcm: Float32Array;
   /** As the decoder measured it; default: the samples' length. */
   durationMs?: number;
-  language: string;
-  engine?: EngineId;
-  model?: string;
-  /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
-  prompt?: string;
-  /** Terms to bias this dictation towards, ahead of the vocabulary (/v1's `keywords`). */
-  keywords?: readonly string[];
-  translate?: boolean;
-  words?: boolean;
-  temperature?: number;
-  /** The plugin hooks' view of the dictation; null runs no hook (a live guess). */
+  request: RecognitionRequest;
+  /**
+   * The plugin hooks' view of the dictation: a committed piece runs beforeTranscribe once; a live
+   * guess (null) runs none, so a hook's side effects happen once per piece of speech.
+   */
   hooks: HookContext | null;
   /** Ask the voice-activity detector first: a recording may hold no speech; a live piece is speech already. */
   detectSpeech?: boolean;
-  /** A live guess: the scheduler's `guess` lane (see PieceInput). */
+  /**
+   * A revisable guess at a live dictation's open piece: it runs in the scheduler's `guess` lane (only
+   * while the engine is otherwise idle, stopped as soon as other work arrives), not the interactive one.
+   */
   guess?: boolean;
   signal: AbortSignal;
   /** Queue and engine time are added to these. */
@@ -101,32 +99,9 @@ export interface Recognised {
   engine: EngineRef;
 }
 
-/** One piece of a live dictation, 16 kHz mono. */
-export interface PieceInput {
-  pcm: Float32Array;
-  /** Default: the `language` setting. */
-  language?: string;
-  /** This engine instead of the `stt_engine` setting (the one an installed model's id named). */
-  engine?: EngineId;
-  /** An installed model instead of the `stt_model` setting. */
-  model?: string;
-  /** Terms to bias recognition towards, ahead of the vocabulary (/v1's `keywords`). */
-  keywords?: readonly string[];
-  /** The text said before this piece, combined with the vocabulary within the engine's budget. */
-  prompt?: string;
-  /**
-   * The plugin hooks' view: a committed piece runs beforeTranscribe once; a guess at the open piece
-   * (null) runs none, so a hook's side effects happen once per piece of speech.
-   */
-  hooks: HookContext | null;
-  /**
-   * A revisable guess at the open piece: it runs in the scheduler's `guess` lane (only while the
-   * engine is otherwise idle, stopped as soon as other work arrives) instead of the interactive one.
-   */
-  guess?: boolean;
+/** One piece of a live dictation, 16 kHz mono, under the transcription time limit. */
+export interface PieceInput extends Pick<RecogniseInput, "pcm" | "request" | "hooks" | "guess" | "timings"> {
   signal?: AbortSignal;
-  /** Queue and engine time are added to these. */
-  timings: Timings;
 }
 
 /** What a live dictation asks of recognition (dictation/live/session.ts). */
@@ -199,10 +174,10 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
   async function windows(
     active: ActiveEngine,
     pcm: Float32Array,
-    input: Pick<RecogniseInput, "translate" | "words" | "temperature" | "signal" | "timings" | "guess">,
+    input: Pick<RecogniseInput, "request" | "signal" | "timings" | "guess">,
     language: string,
   ): Promise<Omit<Recognised, "engine">> {
-    const { timings } = input;
+    const { request, timings } = input;
     const chunks = splitAudio(pcm, windowSamples);
     const lane: Lane = input.guess ? "guess" : chunks.length > 1 ? "batch" : "interactive";
     const texts: string[] = [];
@@ -223,9 +198,9 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
               prompt: active.prompt,
               vocabulary: active.vocabulary,
               signal: unitSignal,
-              translate: input.translate,
-              words: input.words,
-              temperature: input.temperature,
+              translate: request.translate,
+              words: request.words,
+              temperature: request.temperature,
             });
           } finally {
             timings.engine += performance.now() - started;
@@ -266,6 +241,7 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
   async function beforeTranscribe(
     input: RecogniseInput,
     hooks: HookContext,
+    language: string,
     limits: RecognitionLimits,
   ): Promise<TranscribePlan> {
     const registered = deps.beforeTranscribe?.() ?? [];
@@ -278,10 +254,10 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
         sampleRate: SAMPLE_RATE,
         durationMs,
         audioDurationMs: durationMs,
-        language: input.language,
+        language,
         appContext: hookAppContext(hooks.appContext),
-        providerId: input.engine ?? limits.engine,
-        modelId: input.model ?? limits.modelOf(input.engine ?? limits.engine),
+        providerId: input.request.engine ?? limits.engine,
+        modelId: input.request.model ?? limits.modelOf(input.request.engine ?? limits.engine),
         source: hooks.source,
       },
       {
@@ -299,10 +275,12 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
 
   async function recognise(input: RecogniseInput): Promise<Recognised> {
     const limits = deps.limits();
-    const plan = input.hooks ? await beforeTranscribe(input, input.hooks, limits) : noPlan;
+    const { request } = input;
+    const requested = request.language ?? limits.language;
+    const plan = input.hooks ? await beforeTranscribe(input, input.hooks, requested, limits) : noPlan;
     const pcm = plan.pcm ?? input.pcm;
-    const language = plan.language ?? input.language;
-    const engineId = (plan.engine as EngineId | undefined) ?? input.engine;
+    const language = plan.language ?? requested;
+    const engineId = (plan.engine as EngineId | undefined) ?? request.engine;
     // Consumed or aborted (here or in an earlier piece): nothing will be delivered, so no engine runs.
     if (input.hooks?.dictation.ended) {
       return {
@@ -311,7 +289,7 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
         segments: [],
         engine: {
           id: engineId ?? limits.engine,
-          model: input.model ?? limits.modelOf(engineId ?? limits.engine),
+          model: request.model ?? limits.modelOf(engineId ?? limits.engine),
         },
       };
     }
@@ -322,10 +300,10 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
     // Loading a model (only the first time, or after a settings change) counts as engine time.
     const loading = performance.now();
     const active = await deps.engine(engineId, {
-      model: plan.model ?? input.model,
+      model: plan.model ?? request.model,
       vocabulary: plan.vocabulary,
-      keywords: input.keywords,
-      prompt: input.prompt,
+      keywords: request.keywords,
+      prompt: request.prompt,
     });
     input.timings.engine += performance.now() - loading;
     const engine = { id: active.id, model: active.model };
@@ -342,7 +320,7 @@ export function createRecognition(deps: RecognitionDeps): Recognition {
       const limits = deps.limits();
       const { signal, explain } = deadline(limits.timeoutMs, input.signal);
       try {
-        return await recognise({ ...input, language: input.language ?? limits.language, signal });
+        return await recognise({ ...input, signal });
       } catch (error) {
         throw explain(error);
       }

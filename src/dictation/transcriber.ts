@@ -1,9 +1,6 @@
-import type { AppContext } from "../formats/app-context.ts";
-import type { HistorySource } from "../history/items.ts";
 import type { DictationApi } from "../plugins/hook-api.ts";
 import type { PipelineEvent } from "../plugins/pipeline-events.ts";
 import { type Completion, type CompletionDeps, createCompletion } from "./complete.ts";
-import type { EngineId } from "./engines/types.ts";
 import {
   createRecognition,
   deadline,
@@ -12,6 +9,7 @@ import {
   type RecognitionDeps,
   type RecognitionLimits,
 } from "./recognise.ts";
+import type { DictationRequest } from "./request.ts";
 import { noTimings, type Transcription } from "./result.ts";
 import { finishedSegments } from "./timed-text.ts";
 
@@ -33,31 +31,11 @@ export interface TranscriberDeps extends RecognitionDeps, CompletionDeps {
 export interface TranscribeInput {
   audio: Uint8Array;
   contentType?: string;
-  appContext?: AppContext | null;
-  language?: string;
-  skipPostProcess?: boolean;
-  /** Use this engine instead of the `stt_engine` setting (the CLI's --engine). */
-  engine?: EngineId;
-  /** false: do not store the result in history (the CLI's --no-history). */
-  record?: boolean;
-  signal?: AbortSignal;
-  /** An installed model for this dictation instead of the `stt_model` setting. */
-  model?: string;
-  /** The caller's prompt, combined with the vocabulary within the engine's prompt budget. */
-  prompt?: string;
-  /** Terms to bias recognition towards, ahead of the vocabulary (/v1's `keywords`). */
-  keywords?: readonly string[];
-  /** To English, with a multilingual model (the translate task). */
-  translate?: boolean;
-  /** Time words too (`detail` segments carry them). */
-  words?: boolean;
-  temperature?: number;
+  /** Default: an `api` dictation with the settings' choices. */
+  request?: DictationRequest;
   /** Answer the engine's timed segments too (the OpenAI API's verbose_json, srt and vtt). */
   detail?: boolean;
-  /** Where the dictation came from (history, the plugin hooks' `source`); default `api`. */
-  source?: HistorySource;
-  /** The name of the key the client used (history records it); none for a trusted client. */
-  keyName?: string | null;
+  signal?: AbortSignal;
 }
 
 /** Whole recordings, and the ports a live session recognises and completes its pieces through. */
@@ -80,24 +58,17 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
     const timings = noTimings();
     const clip = await deps.decode(input.audio, input.contentType, limits.maxAudioMs);
     timings.decode = performance.now() - started;
-    const appContext = input.appContext ?? null;
-    const source = input.source ?? "api";
+    const request = input.request ?? {};
     // One hook `api` for the whole dictation: what beforeTranscribe decides holds for the rest.
     const dictation = deps.newDictation();
+    const hooks = { source: request.source ?? "api", appContext: request.appContext ?? null, dictation };
     let recognised: Recognised;
     try {
       recognised = await recognition.recognise({
         pcm: clip.pcm,
         durationMs: clip.durationMs,
-        language: input.language ?? limits.language,
-        engine: input.engine,
-        model: input.model,
-        prompt: input.prompt,
-        keywords: input.keywords,
-        translate: input.translate,
-        words: input.words,
-        temperature: input.temperature,
-        hooks: { source, appContext, dictation },
+        request,
+        hooks,
         detectSpeech: true,
         signal,
         timings,
@@ -112,23 +83,19 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       audioDurationMs: clip.durationMs,
       started,
       timings,
-      appContext,
-      skipPostProcess: input.skipPostProcess,
-      record: input.record,
-      source,
+      request,
       dictation,
-      keyName: input.keyName,
     });
     // A dictation a plugin consumed delivers nothing: no segments either.
     if (input.detail && result.disposition !== "deliver") result.segments = [];
     else if (input.detail) {
       // Timed parts read like the text where its words still line up with the engine's; else
       // (cleanup rephrased it) they keep the engine's text with the dictionary applied.
-      const finished = input.skipPostProcess ? null : finishedSegments(recognised.segments, result.text);
+      const finished = request.skipPostProcess ? null : finishedSegments(recognised.segments, result.text);
       result.segments =
         finished ??
         recognised.segments.map((segment) =>
-          input.skipPostProcess ? segment : { ...segment, text: deps.dictionary(segment.text) },
+          request.skipPostProcess ? segment : { ...segment, text: deps.dictionary(segment.text) },
         );
     }
     return result;

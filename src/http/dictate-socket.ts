@@ -69,8 +69,8 @@ export function dictateSocket(
           throw new AppError("invalid_request", "The dictation has already started: send audio, then stop.");
         }
         live.start({
-          ...read.start,
-          keyName: principal ? keyNameOf(principal) : null,
+          audio: read.start.audio,
+          request: { ...read.start.request, keyName: principal ? keyNameOf(principal) : null },
           onSegment: (segment) => send(segmentMessage(segment)),
           onPartial: (text) => send({ type: "partial", text }),
         });

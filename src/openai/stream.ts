@@ -1,8 +1,7 @@
 import { decodeAudio, SAMPLE_RATE } from "../dictation/audio/index.ts";
-import type { EngineId } from "../dictation/engines/types.ts";
 import { createLiveSession, type LiveTranscriber } from "../dictation/live/session.ts";
+import type { DictationRequest } from "../dictation/request.ts";
 import type { Vad } from "../dictation/vad/vad.ts";
-import type { AppContext } from "../formats/app-context.ts";
 import { usageOf } from "./responses.ts";
 
 // `stream=true`: the recording goes through a live session, as a dictation spoken into the
@@ -24,14 +23,7 @@ export interface TranscriptStreamDeps {
 export interface TranscriptStreamInput {
   audio: Uint8Array;
   contentType: string | undefined;
-  language?: string;
-  engine?: EngineId;
-  model?: string;
-  keywords?: readonly string[];
-  prompt?: string;
-  appContext: AppContext | null;
-  skipPostProcess?: boolean;
-  keyName?: string | null;
+  request: DictationRequest;
   signal: AbortSignal;
 }
 
@@ -80,15 +72,7 @@ async function* events(
   const session = createLiveSession({
     transcriber: deps.transcriber,
     vad: deps.vad.stream(),
-    language: input.language,
-    engine: input.engine,
-    model: input.model,
-    keywords: input.keywords,
-    prompt: input.prompt,
-    appContext: input.appContext,
-    skipPostProcess: input.skipPostProcess,
-    source: "openai",
-    keyName: input.keyName,
+    request: input.request,
     onSegment: (segment) => {
       // Deltas are appended as they come: each after the first carries its space.
       ready.push({

@@ -72,7 +72,7 @@ export function createEnginesRoutes(deps: { engines: EngineContext; recogniser: 
         const started = performance.now();
         const { engine } = await deps.recogniser.recognisePiece({
           pcm: checkAudio,
-          engine: id,
+          request: { engine: id },
           hooks: null,
           signal: c.req.raw.signal,
           timings: noTimings(),

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import { keyNameOf, nobody } from "../access/principal.ts";
 import type { EngineContext } from "../dictation/engines/definition.ts";
 import { requestableModels } from "../dictation/engines/models.ts";
+import type { DictationRequest } from "../dictation/request.ts";
 import type { Transcriber } from "../dictation/transcriber.ts";
 import type { Vad } from "../dictation/vad/vad.ts";
 import type { ErrorCode } from "../error-codes.ts";
@@ -179,21 +180,20 @@ export function createOpenAiRoutes(deps: {
       const upload = uploadOf(body);
       // OpenAI's names mean the active engine and model; an installed model's id selects it; else 404.
       const chosen = chooseOpenAiModel(fields.model, installed());
-      const common = {
-        audio: upload.audio,
-        contentType: upload.contentType,
+      const request: DictationRequest = {
+        source: "openai",
         appContext: parseAppContext(c.req.header("x-app-context")),
         language: fields.language,
         skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
-        signal: c.req.raw.signal,
         keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
         engine: chosen?.engine,
         model: chosen?.model,
         prompt: fields.prompt,
         keywords: fields.keywords,
       };
+      const common = { audio: upload.audio, contentType: upload.contentType, signal: c.req.raw.signal };
       if (fields.stream && task === "transcribe") {
-        const events = await openTranscriptStream(deps, common);
+        const events = await openTranscriptStream(deps, { ...common, request });
         return c.body(eventStream(events, c.req.raw.signal, requestInfoOf(c)?.logger), 200, {
           "Content-Type": "text/event-stream; charset=utf-8",
           "Cache-Control": "no-cache",
@@ -201,11 +201,13 @@ export function createOpenAiRoutes(deps: {
       }
       const result = await deps.transcriber.transcribe({
         ...common,
-        temperature: fields.temperature,
-        translate: task === "translate",
-        words: fields.words,
+        request: {
+          ...request,
+          temperature: fields.temperature,
+          translate: task === "translate",
+          words: fields.words,
+        },
         detail: fields.responseFormat !== "json" && fields.responseFormat !== "text",
-        source: "openai",
       });
       const rendered = renderTranscription(result, {
         format: fields.responseFormat,

@@ -105,11 +105,13 @@ export function createTranscribeRoutes(deps: { transcriber: Transcriber; docs: A
     const upload = await readUpload(c);
     const result = await deps.transcriber.transcribe({
       ...upload,
-      appContext,
-      language,
-      skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
+      request: {
+        appContext,
+        language,
+        skipPostProcess: c.req.header("x-skip-post-process")?.toLowerCase() === "true",
+        keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
+      },
       signal: c.req.raw.signal,
-      keyName: keyNameOf(requestInfoOf(c)?.principal ?? nobody),
     });
     c.header("Server-Timing", serverTiming(result));
     return c.json(deps.cleaned ? withCleaned(result, c.req.header("origin") ?? null) : result);

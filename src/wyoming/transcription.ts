@@ -70,10 +70,12 @@ export function createTranscription(deps: TranscriptionDeps) {
     const chosen = deps.model(request.name, request.language);
     live.start({
       audio: pcmLayoutOf(format),
-      language: request.language,
-      engine: chosen?.engine,
-      model: chosen?.model,
-      appContext: wyomingAppContext,
+      request: {
+        language: request.language,
+        engine: chosen?.engine,
+        model: chosen?.model,
+        appContext: wyomingAppContext,
+      },
       onSegment: (segment) => {
         if (utterance !== open) return;
         startTranscript(open);

@@ -174,7 +174,11 @@ describe("createTranscriber", () => {
     );
     // Without detail there are none; with the engine's text asked for, the dictionary stays out.
     expect((await createTranscriber(f.deps).transcribe({ audio })).segments).toBeUndefined();
-    const raw = await createTranscriber(f.deps).transcribe({ audio, detail: true, skipPostProcess: true });
+    const raw = await createTranscriber(f.deps).transcribe({
+      audio,
+      detail: true,
+      request: { skipPostProcess: true },
+    });
     expect(raw.segments?.[0]?.text).toStartWith("grafana");
   });
 
@@ -182,12 +186,14 @@ describe("createTranscriber", () => {
     const f = fake();
     await createTranscriber(f.deps).transcribe({
       audio,
-      model: "small",
-      prompt: "Earlier text.",
-      translate: true,
-      words: true,
-      temperature: 0.4,
-      source: "openai",
+      request: {
+        model: "small",
+        prompt: "Earlier text.",
+        translate: true,
+        words: true,
+        temperature: 0.4,
+        source: "openai",
+      },
     });
     expect(f.engineChoices.at(-1)).toMatchObject({ model: "small", prompt: "Earlier text." });
     expect(f.calls.at(-1)?.options).toMatchObject({ translate: true, words: true, temperature: 0.4 });
@@ -226,8 +232,7 @@ describe("createTranscriber", () => {
     const f = fake();
     const result = await createTranscriber(f.deps).transcribe({
       audio,
-      record: false,
-      skipPostProcess: true,
+      request: { record: false, skipPostProcess: true },
     });
     expect(result).toMatchObject({ historyId: null, text: "hello", raw: "hello" });
     expect(f.recorded).toHaveLength(0);

@@ -156,7 +156,7 @@ describe("Home Assistant's Assist pipeline over svc's Wyoming listener", () => {
         wrap: (transcriber) => ({
           ...transcriber,
           recognisePiece: (input) => {
-            asked.push({ engine: input.engine, model: input.model });
+            asked.push({ engine: input.request.engine, model: input.request.model });
             return transcriber.recognisePiece(input);
           },
         }),

@@ -324,7 +324,7 @@ describe("Wyoming listener: Home Assistant's sequence", () => {
       { stt_engine: "whisper", stt_model: "base.en" },
       {
         modelsDir,
-        wrap: seeingPieces((input) => asked.push(input.model)),
+        wrap: seeingPieces((input) => asked.push(input.request.model)),
       },
     );
     const client = await connectWyoming(server.port);

@@ -2,7 +2,7 @@ import { AppError } from "../../errors.ts";
 import type { AppContext } from "../../formats/app-context.ts";
 import type { SettingsService } from "../../settings/service.ts";
 import { type AudioStream, openAudioStream, type StreamFormat, sameStreamFormat } from "../audio/index.ts";
-import type { EngineId } from "../engines/types.ts";
+import type { DictationRequest } from "../request.ts";
 import type { Transcription } from "../result.ts";
 import type { Vad } from "../vad/vad.ts";
 import { type LiveDoor, type LiveLimits, liveLimits, type OperatorLimits } from "./limits.ts";
@@ -32,16 +32,8 @@ export interface LiveListener {
 
 export interface LiveStartOptions {
   audio: StreamFormat;
-  language?: string;
-  /** An installed model for this dictation instead of the `stt_model` setting. */
-  model?: string;
-  /** The engine `model` belongs to, instead of the `stt_engine` setting. */
-  engine?: EngineId;
-  appContext?: AppContext | null;
-  /** The name of the key the client used (history records it); none for a trusted client. */
-  keyName?: string | null;
-  /** false: the result is not stored in history. */
-  record?: boolean;
+  /** Default: the settings' choices; its source is the door's. */
+  request?: Omit<DictationRequest, "source">;
   /** Each committed piece, in order. */
   onSegment?(segment: LiveSegment): void;
   /** Guesses at the piece being spoken (see `LiveSessionOptions.onPartial`); none without it. */
@@ -215,13 +207,7 @@ export function createLiveDriver(deps: LiveDriverDeps): LiveDriver {
           session: createLiveSession({
             transcriber: deps.transcriber,
             vad: deps.vad.stream(),
-            language: options.language,
-            engine: options.engine,
-            model: options.model,
-            appContext: options.appContext ?? null,
-            source: door.source,
-            keyName: options.keyName,
-            record: options.record,
+            request: { ...options.request, source: door.source },
             onSegment: options.onSegment,
             onPartial: options.onPartial,
             partialBudget: deps.settings.get("live_partial_budget"),

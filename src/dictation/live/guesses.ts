@@ -29,7 +29,7 @@ export interface GuessDeps {
   audio: Pick<ReturnType<typeof createPcmBuffer>, "slice">;
   progress: Readonly<LiveProgress>;
   /** What a piece recognised now is asked with (the text said so far as its prompt). */
-  piece(): Pick<PieceInput, "language" | "engine" | "model" | "keywords" | "prompt">;
+  piece(): PieceInput["request"];
   /** The session's: aborted, everything under way stops. */
   signal: AbortSignal;
   /** The committed pieces' engine time (the budget's measure); an adopted piece adds its own. */
@@ -110,7 +110,7 @@ export function createGuesses(deps: GuessDeps): Guesses {
   const guessPiece = (pcm: Float32Array, stop: AbortSignal, spent: Timings) =>
     transcriber.recognisePiece({
       pcm,
-      ...deps.piece(),
+      request: deps.piece(),
       hooks: null,
       guess: true,
       signal: AbortSignal.any([deps.signal, stop]),

@@ -1,10 +1,11 @@
 import * as v from "valibot";
 import { type ErrorCode, errorCodes } from "../../error-codes.ts";
 import { AppError } from "../../errors.ts";
-import { type AppContext, parseAppContext } from "../../formats/app-context.ts";
+import { parseAppContext } from "../../formats/app-context.ts";
 import { parseReported } from "../../validation.ts";
 import { MAX_SAMPLE_RATE, MIN_SAMPLE_RATE, type StreamFormat, unsupportedAudio } from "../audio/index.ts";
 import { languageSchema } from "../language.ts";
+import type { DictationRequest } from "../request.ts";
 import { transcribeResultSchema } from "../result.ts";
 import type { LiveSegment } from "./session.ts";
 
@@ -68,8 +69,7 @@ export type ClientMessage = v.InferInput<typeof clientMessageSchema>;
 /** A `start` as svc reads it: the audio as its stream decoder takes it, the app context parsed. */
 export interface LiveStart {
   audio: StreamFormat;
-  language?: string;
-  appContext: AppContext | null;
+  request: Pick<DictationRequest, "language" | "appContext">;
 }
 
 export type ReadMessage = { type: "start"; start: LiveStart } | { type: "stop" } | { type: "cancel" };
@@ -104,9 +104,8 @@ export function readClientMessage(text: string): ReadMessage {
   }
   const start: LiveStart = {
     audio: formats[message.format](message.sampleRate ?? 0, message.channels),
-    appContext: parseAppContext(message.appContext),
+    request: { language: message.language, appContext: parseAppContext(message.appContext) },
   };
-  if (message.language !== undefined) start.language = message.language;
   return { type: "start", start };
 }
 

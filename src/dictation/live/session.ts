@@ -1,11 +1,10 @@
 import type { AppContext } from "../../formats/app-context.ts";
-import type { HistorySource } from "../../history/items.ts";
 import type { DictationApi } from "../../plugins/hook-api.ts";
 import type { PipelineEvent } from "../../plugins/pipeline-events.ts";
 import { SAMPLE_RATE } from "../audio/index.ts";
 import type { Completion } from "../complete.ts";
-import type { EngineId } from "../engines/types.ts";
 import type { EngineRef, HookContext, Recogniser } from "../recognise.ts";
+import type { DictationRequest } from "../request.ts";
 import { noTimings, type Transcription } from "../result.ts";
 import type { SpeechRegion } from "../vad/types.ts";
 import type { VadStream } from "../vad/vad.ts";
@@ -32,28 +31,12 @@ export interface LiveSessionOptions
   transcriber: LiveTranscriber;
   /** The session's own detector stream. */
   vad: VadStream;
-  language?: string;
-  /** An installed model for this dictation instead of the `stt_model` setting. */
-  model?: string;
-  /** The engine `model` belongs to, instead of the `stt_engine` setting. */
-  engine?: EngineId;
-  /** Terms to bias every piece towards, ahead of the vocabulary (/v1's `keywords`). */
-  keywords?: readonly string[];
-  /** The caller's prompt, ahead of what was said before each piece. */
-  prompt?: string;
-  /** true: the engine's text, without the text pipeline (/v1's `x-skip-post-process`). */
-  skipPostProcess?: boolean;
-  appContext?: AppContext | null;
+  /** Default: a `live` dictation with the settings' choices. */
+  request?: DictationRequest;
   /** Each piece as soon as it is recognised, in order. */
   onSegment?(segment: LiveSegment): void;
   /** The first failure of the work done while audio arrives; the session is over after it. */
   onError?(error: unknown): void;
-  /** The door it came in by (history, the plugin hooks' `source`); default `live`. */
-  source?: HistorySource;
-  /** The name of the key the client used (history records it); none for a trusted client. */
-  keyName?: string | null;
-  /** false: the result is not stored in history. */
-  record?: boolean;
 }
 
 export interface LiveSession {
@@ -88,12 +71,13 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const audio = createPcmBuffer();
   const timings = noTimings();
   const texts: string[] = [];
-  let language = options.language;
+  const request = options.request ?? {};
+  let language = request.language;
   let engine: EngineRef | null = null;
   // One hook `api` for the session: a piece a plugin consumes ends the whole dictation.
   const hooks: HookContext = {
-    source: options.source ?? "live",
-    appContext: options.appContext ?? null,
+    source: request.source ?? "live",
+    appContext: request.appContext ?? null,
     dictation: transcriber.newDictation(),
   };
   let detecting: Promise<void> = Promise.resolve();
@@ -102,11 +86,9 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
   const progress: LiveProgress = { state: "open", committedMs: 0, judged: 0, pending: 0, commits: 0 };
   /** What the next piece is asked: the caller's prompt, then the text said so far, as its prompt. */
   const piece = () => ({
+    ...request,
     language,
-    engine: options.engine,
-    model: options.model,
-    keywords: options.keywords,
-    prompt: [options.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined,
+    prompt: [request.prompt, ...texts].filter(Boolean).join(" ").slice(-promptChars) || undefined,
   });
   const guesses = createGuesses({
     transcriber,
@@ -134,7 +116,13 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
     if (controller.signal.aborted) return;
     const recognised =
       (early && (await early.adopt())) ??
-      (await transcriber.recognisePiece({ pcm, ...piece(), hooks, signal: controller.signal, timings }));
+      (await transcriber.recognisePiece({
+        pcm,
+        request: piece(),
+        hooks,
+        signal: controller.signal,
+        timings,
+      }));
     // The engine that heard the dictation names it; a plugin only when it answered every piece.
     const answeredByPlugin = recognised.engine.model.startsWith("plugin:");
     if (engine === null || !answeredByPlugin) engine = recognised.engine;
@@ -209,11 +197,8 @@ export function createLiveSession(options: LiveSessionOptions): LiveSession {
         audioDurationMs: (audio.length / SAMPLE_RATE) * 1000,
         started,
         timings,
-        appContext: hooks.appContext,
-        source: hooks.source,
-        keyName: options.keyName,
-        record: options.record,
-        skipPostProcess: options.skipPostProcess,
+        // The app context as last learnt (see `setAppContext`).
+        request: { ...request, source: hooks.source, appContext: hooks.appContext },
         dictation: hooks.dictation,
       });
     },

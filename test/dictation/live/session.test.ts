@@ -155,13 +155,11 @@ function harness(
   const session = createLiveSession({
     transcriber,
     vad: fakeVad(options.foresees),
-    model: options.model,
+    request: { model: options.model, source: "wyoming", appContext: { app: "Wyoming" } },
     onSegment: (segment) => segments.push(segment),
     onError: (error) => errors.push(error),
     onPartial: options.partials ? (text) => partials.push(text) : undefined,
     partialBudget: options.partialBudget,
-    source: "wyoming",
-    appContext: { app: "Wyoming" },
   });
   return {
     session,
