@@ -91,6 +91,19 @@ export function createErrorRenderer(databasePath: string, envelopeOf: EnvelopeOf
   };
 }
 
+/** A browser asking for a page (not the API): it gets a page with a way back, not JSON. */
+const wantsPage = (path: string, accept: string | undefined): boolean =>
+  accept?.includes("text/html") === true && !/^\/(?:api|v1)(?:\/|$)/.test(path);
+
+/** The console's 404 for a mistyped or old address: a sentence and a link home, no script. */
+function missingPage(): Response {
+  const body =
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+    "<title>Not found · svc</title></head><body><main><h1>No page here</h1>" +
+    '<p>This address is not one of svc\'s pages. <a href="/">Go to the console</a>.</p></main></body></html>\n';
+  return new Response(body, { status: 404, headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
 /**
  * Hono's notFound: 405 `method_not_allowed` with an Allow header when the path has routes for
  * other methods, else 404 `not_found`.
@@ -103,8 +116,10 @@ export function notFoundRenderer(
     const { method, path } = c.req;
     const envelope = envelopeOf(method, path, c.req.header("origin") ?? null);
     const allowed = allowedMethods(path);
-    if (allowed.length === 0)
+    if (allowed.length === 0) {
+      if (method === "GET" && wantsPage(path, c.req.header("accept"))) return missingPage();
       return json({ status: 404, code: "not_found", message: `No route for ${method} ${path}.` }, envelope);
+    }
     const list = allowed.join(", ");
     const message = `${path} does not answer ${method}; it answers ${list}.`;
     return json({ status: 405, code: "method_not_allowed", message, details: { allowed } }, envelope, {

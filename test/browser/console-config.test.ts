@@ -189,6 +189,32 @@ describe("the Settings screen (compiled binary)", () => {
     await finish(opened, undefined, [400]);
   }, 60_000);
 
+  test("Keep alive takes a duration as typed: 10m, or a number of seconds", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    const keepAlive = page.locator("#setting-keep_alive");
+    await keepAlive.waitFor();
+    expect(await keepAlive.inputValue()).toBe("5m");
+    await keepAlive.fill("10m");
+    await keepAlive.press("Enter");
+    await until(
+      () => setting("keep_alive"),
+      (view) => view.value === "10m",
+    );
+    await keepAlive.fill("300");
+    await keepAlive.press("Enter");
+    await until(
+      () => setting("keep_alive"),
+      (view) => view.value === 300,
+    );
+    await field(page, "keep_alive").getByRole("button", { name: "Reset to default" }).click();
+    await until(
+      () => setting("keep_alive"),
+      (view) => view.isDefault,
+    );
+    await finish(opened);
+  }, 60_000);
+
   test("booleans, lists one per line, JSON and write-only secrets", async () => {
     const opened = await open("/settings");
     const { page } = opened;

@@ -140,6 +140,24 @@ describe("the Dictate screen", () => {
     await Bun.sleep(2500);
     await page.keyboard.press("Enter");
     await page.locator("#result-text").waitFor({ timeout: 20_000 });
+    // The finished text is announced: it sits in a live region.
+    expect(await page.locator("#result-text").getAttribute("aria-live")).toBe("polite");
+
+    // Space on the focused Record button, where Tab lands, is hold-to-talk too: held, it records;
+    // released, it stops, and the button's own click on release does not start another.
+    await until(
+      async () => `${await record.textContent()}|${await record.getAttribute("aria-disabled")}`,
+      (state) => state === "Record|null",
+      { what: "Record again", timeoutMs: 20_000 },
+    );
+    await record.focus();
+    await page.keyboard.down("Space");
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    await Bun.sleep(2000);
+    await page.keyboard.up("Space");
+    await page.getByRole("button", { name: "Stop" }).waitFor({ state: "detached", timeout: 20_000 });
+    await Bun.sleep(1000);
+    expect(await record.getAttribute("aria-pressed")).toBe("false");
 
     // The file picker's label shows the hidden input's keyboard focus.
     await page.focus("#audio-file");

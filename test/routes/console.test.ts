@@ -100,3 +100,24 @@ describe("GET /assets/<name>.<hash>.<ext>", () => {
     expect((await t.request("/assets/app.js")).status).toBe(404);
   });
 });
+
+describe("an address that is no page", () => {
+  test("a browser gets a 404 page with a way back; an API client gets JSON", async () => {
+    const t = createTestApp();
+    const browser = await t.request("/setings", {
+      headers: { accept: "text/html,application/xhtml+xml,*/*;q=0.8" },
+    });
+    expect(browser.status).toBe(404);
+    expect(browser.headers.get("content-type")).toStartWith("text/html");
+    const page = await browser.text();
+    expect(page).toContain('<a href="/">');
+    expect(page).not.toContain("<script");
+    const client = await t.request("/setings");
+    expect(client.status).toBe(404);
+    expect(((await client.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    // Under /api a browser still gets the API's answer.
+    expect(
+      (await t.request("/api/nope", { headers: { accept: "text/html" } })).headers.get("content-type"),
+    ).toStartWith("application/json");
+  });
+});

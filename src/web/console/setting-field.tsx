@@ -9,7 +9,17 @@ import { ErrorText, useAction } from "./ui.tsx";
 /** One entry of GET /api/settings/schema. */
 export type SettingInfo = Answer<"get", "/api/settings/schema">["items"][number];
 
-type Kind = "boolean" | "enum" | "number" | "text" | "url" | "long-text" | "secret" | "list" | "json";
+type Kind =
+  | "boolean"
+  | "enum"
+  | "number"
+  | "text"
+  | "url"
+  | "long-text"
+  | "secret"
+  | "list"
+  | "duration"
+  | "json";
 
 function kindOf(info: SettingInfo): Kind {
   const { schema } = info;
@@ -21,6 +31,9 @@ function kindOf(info: SettingInfo): Kind {
   if (schema.type === "string") return (schema.maxLength ?? 0) > 500 ? "long-text" : "text";
   const items = (schema as { items?: { type?: unknown } }).items;
   if (schema.type === "array" && items?.type === "string") return "list";
+  // A number or a string (keep_alive: "10m", "1h", 300, -1) is typed as text, never as JSON.
+  const anyOf = (schema as { anyOf?: { type?: unknown }[] }).anyOf?.map((option) => option.type) ?? [];
+  if (anyOf.length === 2 && anyOf.includes("number") && anyOf.includes("string")) return "duration";
   return "json";
 }
 
@@ -57,6 +70,11 @@ function parseDraft(info: SettingInfo, kind: Kind, draft: string | boolean): unk
       if (empty) return info.schema.nullable ? null : draft;
       const number = Number(draft);
       return Number.isFinite(number) ? number : draft;
+    }
+    case "duration": {
+      // A bare number is a number of seconds (0, -1, 300); anything else goes as written ("10m").
+      const trimmed = draft.trim();
+      return /^-?\d+(?:\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
     }
     case "list":
       // One entry per line; blank lines are not entries.

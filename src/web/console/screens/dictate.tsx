@@ -42,8 +42,11 @@ function useLanguageChoices(): [string, string][] {
 /** Hold Space to talk (when no field or button has the focus). */
 function useHoldToTalk(start: () => void, stop: () => void) {
   useEffect(() => {
+    // Space types in a field and presses any other button; on the Record button itself, where Tab
+    // lands, it is hold-to-talk like everywhere else (its own click on release is held back).
     const typing = (target: EventTarget | null) =>
       target instanceof HTMLElement &&
+      !target.classList.contains("record") &&
       target.closest("input, textarea, select, button, a, [contenteditable]");
     const down = (event: KeyboardEvent) => {
       if (event.code !== "Space" || event.repeat || typing(event.target)) return;
@@ -63,6 +66,9 @@ function useHoldToTalk(start: () => void, stop: () => void) {
     };
   }, [start, stop]);
 }
+
+/** A touch screen, where there is no Space bar to hold. */
+const coarsePointer = typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches;
 
 /** The sentence for a failed dictation. */
 function dictationError(error: unknown): string {
@@ -185,7 +191,9 @@ export function DictateScreen() {
         </button>
         <p class="muted small" id="record-hint">
           {ready || phase !== "idle"
-            ? "Click to start and stop, or hold Space to talk."
+            ? coarsePointer
+              ? "Tap to start and stop."
+              : "Click to start and stop, or hold Space to talk."
             : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
         </p>
         <div class="row record-status">
@@ -288,7 +296,8 @@ export function DictateScreen() {
               Copy
             </button>
           </div>
-          <p class="result-text" id="result-text">
+          {/* Announced when it arrives: a screen reader hears the finished text. */}
+          <p class="result-text" id="result-text" role="status" aria-live="polite">
             {result.text || <span class="muted">{emptyResult(result)}</span>}
           </p>
           <p class="muted small">
