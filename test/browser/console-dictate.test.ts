@@ -190,7 +190,12 @@ describe("the Dictate screen", () => {
     expect(await save.getAttribute("download")).toBe("svc-recording.wav");
     expect(await save.getAttribute("href")).toStartWith("blob:");
 
+    // The offered fix takes the person to Models and back: the recording is still there.
+    await page.getByRole("navigation", { name: "svc" }).getByRole("link", { name: "Models" }).click();
+    await page.getByRole("heading", { name: "Speech engine" }).waitFor();
     expect((await put("stt_engine", "sphinx")).status).toBe(200);
+    await page.getByRole("navigation", { name: "svc" }).getByRole("link", { name: "Dictate" }).click();
+    await kept.waitFor({ timeout: 10_000 });
     await kept.getByRole("button", { name: "Transcribe it again" }).click();
     const text = page.locator("#result-text");
     await text.waitFor({ timeout: 20_000 });

@@ -35,9 +35,14 @@ type Event =
   | { type: "live"; text: LiveText }
   | { type: "send" }
   | { type: "done"; result: TranscribeResult; via: "live" | "upload" }
-  | { type: "failed"; error: unknown; unsent?: Blob };
+  | { type: "failed"; error: unknown; unsent?: Blob }
+  | { type: "discard" };
 
 const idle: DictationState = { phase: "idle", level: 0, elapsedMs: 0 };
+
+// A recording that could not be transcribed outlives the screen: a person who follows the offered
+// fix (Models → Use PocketSphinx → back) finds it still there, until it is sent or discarded.
+let kept: Blob | undefined;
 
 function next(state: DictationState, event: Event): DictationState {
   switch (event.type) {
@@ -64,6 +69,8 @@ function next(state: DictationState, event: Event): DictationState {
       };
     case "failed":
       return { ...state, phase: "idle", error: event.error, unsent: event.unsent ?? state.unsent };
+    case "discard":
+      return { ...state, unsent: undefined, error: undefined };
   }
 }
 
@@ -85,16 +92,19 @@ export interface DictationMachine extends DictationState {
   transcribeFile(file: Blob): Promise<void>;
   /** Sends the kept recording (`unsent`) again; from idle only. */
   retry(): Promise<void>;
+  /** Drops the kept recording. */
+  discard(): void;
 }
 
-type Actions = Pick<DictationMachine, "start" | "stop" | "transcribeFile" | "retry">;
+type Actions = Pick<DictationMachine, "start" | "stop" | "transcribeFile" | "retry" | "discard">;
 
 /** The machine itself, outside Preact: `render` gets each new state. */
 function createDictationMachine(
   render: (state: DictationState) => void,
   options: () => DictationMachineOptions,
+  initial: DictationState,
 ) {
-  let state = idle;
+  let state = initial;
   let recording: Recording | undefined;
   // The live dictation the recording streams to, when svc offers one (GET /api/dictate).
   let live: LiveConnection | null = null;
@@ -102,6 +112,7 @@ function createDictationMachine(
   let stopWanted = false;
   const emit = (event: Event) => {
     state = next(state, event);
+    kept = state.unsent;
     render(state);
   };
   const fail = (error: unknown, unsent?: Blob) => {
@@ -191,7 +202,9 @@ function createDictationMachine(
     await upload(state.unsent, true);
   };
 
-  const actions: Actions = { start, stop, transcribeFile, retry };
+  const discard = () => emit({ type: "discard" });
+
+  const actions: Actions = { start, stop, transcribeFile, retry, discard };
   return {
     actions,
     tick: (elapsedMs: number) => emit({ type: "tick", elapsedMs }),
@@ -204,10 +217,11 @@ function createDictationMachine(
 }
 
 export function useDictation(options: DictationMachineOptions): DictationMachine {
-  const [state, setState] = useState(idle);
+  const [initial] = useState<DictationState>(() => (kept ? { ...idle, unsent: kept } : idle));
+  const [state, setState] = useState(initial);
   const latest = useRef(options);
   latest.current = options;
-  const [machine] = useState(() => createDictationMachine(setState, () => latest.current));
+  const [machine] = useState(() => createDictationMachine(setState, () => latest.current, initial));
 
   // The elapsed time while recording.
   useEffect(() => {

@@ -141,6 +141,7 @@ export function DictateScreen() {
     stop,
     transcribeFile,
     retry,
+    discard,
   } = dictation;
   const { ready, current } = readiness;
   // Nothing can transcribe yet: Record waits, with the reason beside it.
@@ -284,6 +285,9 @@ export function DictateScreen() {
             Transcribe it again
           </button>
           <SaveRecording recording={unsent} />
+          <button type="button" class="link" onClick={() => discard()}>
+            Discard it
+          </button>
         </fieldset>
       )}
       {result && (
