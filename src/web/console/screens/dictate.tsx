@@ -144,8 +144,10 @@ export function DictateScreen() {
     discard,
   } = dictation;
   const { ready, current } = readiness;
+  // Over plain http from another device the browser gives no microphone: said before Record is pressed.
+  const noMicrophone = !window.isSecureContext || !navigator.mediaDevices?.getUserMedia;
   // Nothing can transcribe yet: Record waits, with the reason beside it.
-  const startIfReady = () => (ready ? start() : Promise.resolve());
+  const startIfReady = () => (ready && !noMicrophone ? start() : Promise.resolve());
   useHoldToTalk(startIfReady, stop);
   const onFile = (file: File | undefined) => {
     if (file) void transcribeFile(file);
@@ -153,7 +155,7 @@ export function DictateScreen() {
 
   const busy = phase === "sending" || phase === "starting";
   // The button stays focusable while busy (a disabled button drops the keyboard's focus).
-  const recordUnavailable = busy || (!ready && phase === "idle");
+  const recordUnavailable = busy || (phase === "idle" && (!ready || noMicrophone));
   return (
     <Screen title="Dictate">
       <SpeechReadiness readiness={readiness} />
@@ -191,11 +193,13 @@ export function DictateScreen() {
           {phase === "recording" ? "Stop" : phase === "sending" ? "Transcribing…" : "Record"}
         </button>
         <p class="muted small" id="record-hint">
-          {ready || phase !== "idle"
-            ? coarsePointer
-              ? "Tap to start and stop."
-              : "Click to start and stop, or hold Space to talk."
-            : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
+          {noMicrophone && phase === "idle"
+            ? "This browser gives svc no microphone here: browsers allow it only on https or on svc's own machine (http://localhost). Open svc through an https proxy (README: HTTPS on your LAN), or transcribe a recording file below."
+            : ready || phase !== "idle"
+              ? coarsePointer
+                ? "Tap to start and stop."
+                : "Click to start and stop, or hold Space to talk."
+              : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
         </p>
         <div class="row record-status">
           <label class="grow">
