@@ -1,7 +1,8 @@
-// `bun run docs`: rewrites the README's generated sections (between `<!-- generated:NAME -->` and
-// `<!-- /generated:NAME -->`) from the code: the error-code table and the errors of
-// POST /api/transcribe; and the console's API types (scripts/api-types.ts). test/docs.test.ts and
-// test/web/console/api-paths.test.ts fail when they fall behind.
+// `bun run docs`: rewrites the generated sections of the docs/ pages (between `<!-- generated:NAME -->`
+// and `<!-- /generated:NAME -->`) from the code: the error-code table and the errors of
+// POST /api/transcribe (docs/api.md), the settings table (docs/configuration.md); and the console's
+// API types (scripts/api-types.ts). test/docs.test.ts and test/web/console/api-paths.test.ts fail
+// when they fall behind.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ErrorCode, errorCodes } from "../src/error-codes.ts";
@@ -10,7 +11,13 @@ import { transcribeDoc } from "../src/routes/transcribe.ts";
 import { type SettingDef, settingKeys, settingsCatalog } from "../src/settings/catalog.ts";
 import { apiTypes, apiTypesFile } from "./api-types.ts";
 
-const readme = join(import.meta.dir, "..", "README.md");
+const repo = join(import.meta.dir, "..");
+
+/** The files that hold generated sections, relative to the repository, and the sections each holds. */
+export const generatedFiles: Record<string, SectionName[]> = {
+  "docs/api.md": ["error-codes", "transcribe-errors"],
+  "docs/configuration.md": ["settings"],
+};
 const byStatus = (codes: ErrorCode[]) => {
   const groups = new Map<number, ErrorCode[]>();
   for (const code of codes)
@@ -18,8 +25,10 @@ const byStatus = (codes: ErrorCode[]) => {
   return [...groups].sort(([a], [b]) => a - b);
 };
 
+type SectionName = "error-codes" | "transcribe-errors" | "settings";
+
 /** The generated sections, by name. */
-export function generatedSections(): Record<string, string> {
+export function generatedSections(): Record<SectionName, string> {
   const all = Object.keys(errorCodes) as ErrorCode[];
   const codeTable = [
     "| Status | Code | Meaning |",
@@ -60,21 +69,26 @@ export function generatedSections(): Record<string, string> {
 const block = (name: string) =>
   new RegExp(`(<!-- generated:${name} -->\\n)[\\s\\S]*?(<!-- /generated:${name} -->)`);
 
-/** `text` with every generated section replaced by its current content. */
-export function withGeneratedSections(text: string): string {
+/** `text`, the content of `file` (a key of `generatedFiles`), with its generated sections replaced. */
+export function withGeneratedSections(file: string, text: string): string {
+  const sections = generatedSections();
   let out = text;
-  for (const [name, content] of Object.entries(generatedSections())) {
-    if (!block(name).test(out)) throw new Error(`README.md has no generated:${name} section`);
-    out = out.replace(block(name), `$1\n${content}\n\n$2`);
+  for (const name of generatedFiles[file] ?? []) {
+    if (!block(name).test(out)) throw new Error(`${file} has no generated:${name} section`);
+    out = out.replace(block(name), `$1\n${sections[name]}\n\n$2`);
   }
   return out;
 }
 
 if (import.meta.main) {
-  writeFileSync(readme, withGeneratedSections(readFileSync(readme, "utf8")));
+  const paths = Object.keys(generatedFiles).map((file) => {
+    const path = join(repo, file);
+    writeFileSync(path, withGeneratedSections(file, readFileSync(path, "utf8")));
+    return path;
+  });
   writeFileSync(apiTypesFile, await apiTypes());
-  // Biome aligns the tables as it formats the README.
-  const format = Bun.spawnSync([process.execPath, "x", "biome", "format", "--write", readme], {
+  // Biome aligns the tables as it formats the pages.
+  const format = Bun.spawnSync([process.execPath, "x", "biome", "format", "--write", ...paths], {
     stderr: "inherit",
   });
   process.exit(format.exitCode ?? 1);

@@ -1,9 +1,14 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { withGeneratedSections } from "../scripts/docs.ts";
+import { generatedFiles, withGeneratedSections } from "../scripts/docs.ts";
 
-// The README's error tables are generated from src/error-codes.ts and the routes' declared codes;
-// `bun run docs` rewrites them. Table padding is Biome's, so cells are compared trimmed.
+const repo = join(import.meta.dir, "..");
+const read = (file: string) => readFileSync(join(repo, file), "utf8");
+
+// The docs' error and settings tables are generated from src/error-codes.ts, the routes' declared
+// codes and the settings catalog; `bun run docs` rewrites them. Table padding is Biome's, so cells
+// are compared trimmed.
 const cells = (text: string) =>
   text
     .split("\n")
@@ -17,25 +22,29 @@ const cells = (text: string) =>
     )
     .join("\n");
 
-test("the README's generated sections match the code (run `bun run docs`)", async () => {
-  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
-  expect(cells(readme)).toBe(cells(withGeneratedSections(readme)));
+describe("generated sections", () => {
+  for (const file of Object.keys(generatedFiles)) {
+    test(`${file}'s match the code (run \`bun run docs\`)`, () => {
+      const text = read(file);
+      expect(cells(text)).toBe(cells(withGeneratedSections(file, text)));
+    });
+  }
 });
 
-test("the README's configuration section names every environment variable svc reads", async () => {
+test("the configuration page's environment variables section names every variable svc reads", async () => {
   const { envSchema } = await import("../src/config.ts");
-  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
-  const section = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Settings"));
+  const page = read("docs/configuration.md");
+  const section = page.slice(page.indexOf("## Environment variables"), page.indexOf("## Settings"));
   const missing = Object.keys(envSchema.entries).filter((name) => !section.includes(`\`${name}\``));
   expect(missing).toEqual([]);
 });
 
-test("the README's settings table lists exactly the catalog's settings, and no retired one", async () => {
+test("the settings table lists exactly the catalog's settings, and no retired one", async () => {
   const { settingKeys, retiredSettings } = await import("../src/settings/catalog.ts");
-  const readme = await Bun.file(join(import.meta.dir, "..", "README.md")).text();
-  const table = readme.slice(
-    readme.indexOf("<!-- generated:settings -->"),
-    readme.indexOf("<!-- /generated:settings -->"),
+  const page = read("docs/configuration.md");
+  const table = page.slice(
+    page.indexOf("<!-- generated:settings -->"),
+    page.indexOf("<!-- /generated:settings -->"),
   );
   const listed = [...table.matchAll(/^\| `([a-z0-9_]+)`/gm)].map((match) => match[1]);
   expect(listed).toEqual([...settingKeys]);

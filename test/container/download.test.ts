@@ -9,21 +9,22 @@ import { makeArchive, writeSums } from "../../scripts/release.ts";
 import { compiledBinary } from "../helpers/binary.ts";
 import { freePort } from "../helpers/ports.ts";
 
-// The README's download lines, run as written in a fresh Debian 12 container (only curl added, to
-// fetch the files from a local server standing in for the release page), against a linux-x64
-// archive made the release's way from this checkout's binary.
+// The download lines of the README and of docs/install.md, run as written in a fresh Debian 12
+// container (only curl added, to fetch the files from a local server standing in for the release
+// page), against a linux-x64 archive made the release's way from this checkout's binary.
 const readme = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
+const install = readFileSync(resolve(import.meta.dir, "../../docs/install.md"), "utf8");
 const files = mkdtempSync(join(tmpdir(), "svc-download-"));
 let server: Server<undefined>;
 let runtime: string;
 
-/** The shell lines of the first ```sh block after `heading` (or at the top of the README). */
-function shLines(heading: string | undefined): string[] {
-  const from = heading === undefined ? 0 : readme.indexOf(heading);
+/** The shell lines of the first ```sh block that verifies a download in `page`, after `heading`. */
+function shLines(page: string, heading?: string): string[] {
+  const from = heading === undefined ? 0 : page.indexOf(heading);
   expect(from).toBeGreaterThanOrEqual(0);
   const block = /```sh\n([\s\S]*?)```/g;
   block.lastIndex = from;
-  const blocks = [...readme.matchAll(block)].filter((match) => (match.index ?? 0) >= from);
+  const blocks = [...page.matchAll(block)].filter((match) => (match.index ?? 0) >= from);
   const lines = blocks.find((match) => match[1]?.includes("sha256sum"))?.[1] ?? "";
   return lines.split("\n").filter((line) => line.trim() !== "");
 }
@@ -78,22 +79,22 @@ cat svc.log; exit 1
   return { code, out, err };
 }
 
-describe("the README's download lines on a fresh Debian 12", () => {
+describe("the documented download lines on a fresh Debian 12", () => {
   test("name this version's files", () => {
-    for (const lines of [shLines(undefined), shLines("### Downloads")]) {
+    for (const lines of [shLines(readme), shLines(install, "## Downloads")]) {
       expect(lines.join("\n")).toContain(`svc-${pkg.version}-linux-x64.tar.gz`);
     }
   });
 
-  test("the first lines: verify, unpack and start", async () => {
-    const result = await runInFreshDebian(shLines(undefined));
+  test("the README's lines: verify, unpack and start", async () => {
+    const result = await runInFreshDebian(shLines(readme));
     expect(result.out).toContain(`svc-${pkg.version}-linux-x64.tar.gz: OK`);
     expect(result.out).toContain('"status":"ok"');
     expect(result.code).toBe(0);
   }, 120_000);
 
-  test("the Downloads section: verify, unpack and start", async () => {
-    const result = await runInFreshDebian(shLines("### Downloads"));
+  test("docs/install.md's Downloads section: verify, unpack and start", async () => {
+    const result = await runInFreshDebian(shLines(install, "## Downloads"));
     expect(result.out).toContain(`svc-${pkg.version}-linux-x64.tar.gz: OK`);
     expect(result.out).toContain('"status":"ok"');
     expect(result.code).toBe(0);
@@ -104,7 +105,7 @@ describe("the README's download lines on a fresh Debian 12", () => {
       c === "0" ? "1" : "0",
     );
     await Bun.write(join(files, "SHA256SUMS"), damaged);
-    const result = await runInFreshDebian(shLines("### Downloads"));
+    const result = await runInFreshDebian(shLines(install, "## Downloads"));
     expect(result.code).not.toBe(0);
     expect(result.out + result.err).toContain("FAILED");
     writeSums(files, [`svc-${pkg.version}-linux-x64.tar.gz`]);

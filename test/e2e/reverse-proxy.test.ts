@@ -8,16 +8,16 @@ import { toPcm16 } from "../helpers/dictate-server.ts";
 import { freePort } from "../helpers/ports.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
-// The README's "HTTPS on your LAN" examples, taken from the README as written, in front of the
+// The "HTTPS on your LAN" examples of docs/install.md, taken from the page as written, in front of the
 // compiled binary: Debian's Caddy with its own local CA, and nginx with a certificate made here.
 // Only what a machine of its own would not need changes: the listening port, svc's port and the
 // certificate's path. Browsers give the microphone only to https pages, so this is how a phone dictates.
 const HOST = "svc.home.arpa";
-const readme = readFileSync(resolve(import.meta.dir, "../../README.md"), "utf8");
-const section = readme.slice(readme.indexOf("### HTTPS on your LAN"), readme.indexOf("### From source"));
+const install = readFileSync(resolve(import.meta.dir, "../../docs/install.md"), "utf8");
+const section = install.slice(install.indexOf("## HTTPS on your LAN"), install.indexOf("## From source"));
 const block = (lang: string) => {
   const found = new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``).exec(section)?.[1];
-  if (!found) throw new Error(`README: no ${lang} block under "HTTPS on your LAN"`);
+  if (!found) throw new Error(`docs/install.md: no ${lang} block under "HTTPS on your LAN"`);
   return found;
 };
 
@@ -109,7 +109,7 @@ describe.each([caddy, nginx])("svc behind $name over https", (proxy) => {
       SVC_DB_PATH: join(dir, `${proxy.name}.db`),
       SVC_ALLOWED_HOSTS: HOST,
       SVC_TRUSTED_ORIGINS: origin,
-      // As the README says to run it behind a proxy: every device but this machine needs a key.
+      // As docs/install.md says to run it behind a proxy: every device but this machine needs a key.
       SVC_AUTH: "keys",
     });
     const json = { "content-type": "application/json" };
