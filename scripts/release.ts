@@ -72,7 +72,8 @@ async function withCheckoutIn<T>(root: string, work: () => Promise<T>): Promise<
 
 /**
  * `out/svc-<version>-<platform>.tar.gz` (.zip for Windows): a folder with the binary and what a
- * person needs beside it (the README, the licence and, for Linux, the systemd unit). Returns its name.
+ * person needs beside it (the README and the docs/ pages it links to, the licence and, for Linux, the
+ * systemd unit). Returns its name.
  */
 export function makeArchive(platform: Platform, binary: string, out: string): string {
   const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
@@ -80,7 +81,8 @@ export function makeArchive(platform: Platform, binary: string, out: string): st
     const folder = join(stageDir, `svc-${pkg.version}-${platform}`);
     mkdirSync(folder);
     cpSync(binary, join(folder, platform.startsWith("windows") ? "svc.exe" : "svc"));
-    for (const file of ["README.md", "LICENSE"]) cpSync(join(repo, file), join(folder, file));
+    for (const file of ["README.md", "docs", "LICENSE"])
+      cpSync(join(repo, file), join(folder, file), { recursive: true });
     if (platform.startsWith("linux-")) cpSync(join(repo, "scripts/svc.service"), join(folder, "svc.service"));
     const archive = join(out, archiveName(platform));
     if (archive.endsWith(".zip")) run(["zip", "-qr9", archive, basename(folder)], { cwd: stageDir });
