@@ -1,5 +1,5 @@
 // The console's API types: generated from the OpenAPI document (the one /api/openapi.json serves)
-// with openapi-typescript, as the README tells other clients to do. `bun run docs` writes them to
+// with openapi-typescript, as docs/api.md tells other clients to do. `bun run docs` writes them to
 // src/web/console/api-paths.d.ts; test/web/console/api-paths.test.ts fails when they fall behind.
 import { tmpdir } from "node:os";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 // `bun scripts/release-packages.ts [--publish]`: the packages svc can publish on the npm registry,
 // svc-sdk and the first-party plugins, built and packed with npm. Without --publish it only packs
 // them (npm pack --dry-run lists what would be published); with it, the maintainers publish.
-// Nothing is published today: svc carries these packages (README, "Plugins").
+// Nothing is published today: svc carries these packages (docs/plugins.md).
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 

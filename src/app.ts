@@ -207,7 +207,7 @@ export function createApp(deps: AppDeps) {
   const app = new Hono<AppEnv>({ getPath: routerPath });
   const throttle = createAuthThrottle(deps.authMaxFailures ?? 10);
   const client = createClientAddressing(deps.trustedProxies ?? []);
-  // The Freestyle desktop app's dialect (README "Freestyle desktop app"): off unless switched on.
+  // The Freestyle desktop app's dialect (docs/freestyle.md): off unless switched on.
   const desktop = deps.freestyleDesktop === true;
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
   // route and a 404 beside it all render in it, each once. The desktop app reads its own.

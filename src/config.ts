@@ -64,7 +64,7 @@ const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe
 
 /**
  * Every setting that comes from the environment, with its default and its line in `svc help
- * serve`. Parsed once at start. A variable is written here and in the README, nowhere else.
+ * serve`. Parsed once at start. A variable is written here and in docs/configuration.md, nowhere else.
  */
 export const envSchema = v.object({
   SVC_DB_PATH: described(

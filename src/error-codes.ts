@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 /**
  * Every error code svc answers with: its HTTP status and what it means. `AppError` takes a code and
  * gets its status here; routes declare the codes they can answer (their OpenAPI entry lists them);
- * the README's error tables are generated from this one (`bun run docs`). A code has one status.
+ * docs/api.md's error tables are generated from this one (`bun run docs`). A code has one status.
  */
 export const errorCodes = {
   // The request itself

@@ -5,7 +5,7 @@ import type { AppEnv } from "./types.ts";
 /** Which limit a route's body gets: raw uploads, table and data imports, or everything else (JSON). */
 export type BodyKind = "upload" | "import" | "json";
 
-/** The bounds on request bodies (settings in brackets; see the README's configuration table). */
+/** The bounds on request bodies (settings in brackets; see docs/configuration.md). */
 export interface BodyLimits {
   /** Bytes for audio uploads and plugin routes [SVC_MAX_BODY_SIZE]. */
   maxUploadBytes: number;

@@ -1,5 +1,5 @@
 /**
- * Host allow-list against DNS rebinding (README "Security model"; docs/ARCHITECTURE.md). A rebound
+ * Host allow-list against DNS rebinding (docs/security.md; docs/ARCHITECTURE.md). A rebound
  * page can forge nothing but its own host name, so only names that cannot be rebound pass: IP
  * literals (no DNS lookup happens), `localhost`, and the names the operator lists.
  */

@@ -12,9 +12,9 @@ import { readJson } from "../http/validate.ts";
 import type { Logger } from "../logger.ts";
 import type { SettingsService } from "../settings/service.ts";
 
-// The Freestyle desktop app's own routes (SVC_FREESTYLE_DESKTOP=1; README "Freestyle desktop
-// app"): its live-dictation socket, the output step it asks the server about, and the beacons it
-// sends, which svc answers and forgets.
+// The Freestyle desktop app's own routes (SVC_FREESTYLE_DESKTOP=1; docs/freestyle.md): its
+// live-dictation socket, the output step it asks the server about, and the beacons it sends, which
+// svc answers and forgets.
 
 const tag = "Freestyle desktop";
 

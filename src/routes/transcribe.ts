@@ -57,7 +57,7 @@ const transcribeErrors = [
   ...engineRunErrors,
 ] as const satisfies readonly ErrorCode[];
 
-/** POST /api/transcribe in the API reference (the README's error table is generated from it). */
+/** POST /api/transcribe in the API reference (docs/api.md's error table is generated from it). */
 export const transcribeDoc: RouteSpec = {
   summary: "Transcribe a recording and return finished text",
   access: "dictate",

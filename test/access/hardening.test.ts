@@ -71,7 +71,7 @@ describe("throttles that cannot lock the owner out (F3, F4)", () => {
       );
     expect(statuses.slice(10)).toEqual([429, 429]);
     expect((await s.from("198.51.100.8", "/api/history", { headers: bearer(owner) })).status).toBe(200);
-    // Behind the README's proxies every client is 127.0.0.1: one host's guesses lock out no other.
+    // Behind docs/install.md's proxies every client is 127.0.0.1: one host's guesses lock out no other.
     expect(
       (await s.from("198.51.100.9", "/api/history", { headers: bearer("svck_wrongagain") })).status,
     ).toBe(401);

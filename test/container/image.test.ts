@@ -7,7 +7,7 @@ import { freePort } from "../helpers/ports.ts";
 import { TESTDATA } from "../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../helpers/synthetic-model.ts";
 
-// The image as the README builds and runs it: `podman build --format docker .` from this checkout,
+// The image as docs/install.md builds and runs it: `podman build --format docker .` from this checkout,
 // then started, checked, re-created and run read-only as people run containers. Where no registry is
 // reachable (this project's CI), the base images the Dockerfile names are made from Debian's packages.
 const repo = resolve(import.meta.dir, "../..");

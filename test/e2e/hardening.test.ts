@@ -259,7 +259,8 @@ describe("Wyoming clients that do not read, or do not stop", () => {
     // svc ended it for its pace, not for anything else.
     await Bun.sleep(100);
     expect(closedFor("too_fast")).toBe(cut + 1);
-    // The README's bound for one connection is about 1.4 MiB; the rest is garbage not yet collected.
+    // docs/home-assistant.md's bound for one connection is about 1.4 MiB; the rest is garbage not yet
+    // collected.
     expect(peak - baseline).toBeLessThan(64);
     flood.socket.destroy();
   }, 30_000);
@@ -287,8 +288,9 @@ describe("Wyoming clients that do not read, or do not stop", () => {
       expect(socket.destroyed || socket.readyState === "closed").toBe(true);
       await Bun.sleep(100);
       expect(warned()).toBe(before + 1);
-      // What svc holds for it is about 1.4 MiB (README); building 12,000 answers leaves garbage
-      // the collector takes back when it runs (README, Memory: RSS swings by tens of MiB).
+      // What svc holds for it is about 1.4 MiB (docs/home-assistant.md); building 12,000 answers leaves
+      // garbage the collector takes back when it runs (docs/install.md, Memory: RSS swings by tens of
+      // MiB).
       expect(peak - baseline).toBeLessThan(100);
       socket.destroy();
     } finally {

@@ -8,8 +8,8 @@ import { createTestApp, type TestApp } from "../helpers/app.ts";
 import { freePort } from "../helpers/ports.ts";
 import { goForward } from "../helpers/sphinx-testdata.ts";
 
-// The README's scale-out setup, for real on 127.0.0.1: two svc engine servers behind Debian's
-// nginx (least_conn, the README's config), and a front svc whose remote engine is nginx.
+// The scale-out setup of docs/openai.md, for real on 127.0.0.1: two svc engine servers behind
+// Debian's nginx (least_conn, the page's config), and a front svc whose remote engine is nginx.
 
 let dir: string;
 const engines: { app: TestApp; server: Server<undefined> }[] = [];
