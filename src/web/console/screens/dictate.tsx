@@ -194,7 +194,7 @@ export function DictateScreen() {
         </button>
         <p class="muted small" id="record-hint">
           {noMicrophone && phase === "idle"
-            ? "This browser gives svc no microphone here: browsers allow it only on https or on svc's own machine (http://localhost). Open svc through an https proxy (README: HTTPS on your LAN), or transcribe a recording file below."
+            ? "This browser gives svc no microphone here: browsers allow it only on https or on svc's own machine (http://localhost). Open svc through an https proxy (docs/install.md, HTTPS on your LAN), or transcribe a recording file below."
             : ready || phase !== "idle"
               ? coarsePointer
                 ? "Tap to start and stop."
