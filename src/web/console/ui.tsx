@@ -134,14 +134,17 @@ export async function copyText(text: string): Promise<void> {
   }
 }
 
-/** Bytes as a person reads them. */
+/**
+ * Bytes as a person reads them, in decimal units as the CLI, the docs and download sites give a
+ * model's size (base.en is 148 MB everywhere, never 141).
+ */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1000) return `${bytes} B`;
   const units = ["KB", "MB", "GB"];
-  let value = bytes / 1024;
+  let value = bytes / 1000;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
     unit++;
   }
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;

@@ -111,12 +111,14 @@ export async function request(
     }
     const reason = reasonOf(error);
     if (!answered) {
+      // The runtime's own words ("ECONNREFUSED: Unable to connect. Is the computer able to access
+      // the url?") mean nothing to a person: the cause in a few plain ones.
       // Nothing arrived: no connection (offline, no DNS, a firewall), so nothing is kept either.
       const host = new URL(target.url).host;
       throw failure(
         target,
         "download_failed",
-        `svc could not reach ${host} (${reason}). This machine may be offline or ${host} blocked; ` +
+        `svc could not reach ${host} (${plainNetworkReason(error)}). This machine may be offline or ${host} blocked; ` +
           "without a download, dictate with PocketSphinx (stt_engine sphinx), a remote server, " +
           "or a model file copied here and imported with `svc models import FILE`.",
         { reachable: false },
@@ -200,4 +202,22 @@ export interface DownloadProgress {
   /** Average over this connection, so a resumed download does not count the bytes it already had. */
   bytesPerSecond: number;
   resumedFrom: number;
+}
+
+/** Why a connection failed, in plain words, from the error's code; the runtime's message else. */
+export function plainNetworkReason(error: unknown): string {
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  const plain: Record<string, string> = {
+    ECONNREFUSED: "nothing answered there",
+    ConnectionRefused: "nothing answered there",
+    ENOTFOUND: "its name could not be looked up",
+    EAI_AGAIN: "its name could not be looked up",
+    ETIMEDOUT: "it did not answer in time",
+    ECONNRESET: "the connection was cut",
+    ENETUNREACH: "no network route leads there",
+    EHOSTUNREACH: "no network route leads there",
+    UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "its certificate is not one this machine trusts",
+    CERT_HAS_EXPIRED: "its certificate has expired",
+  };
+  return plain[code] ?? reasonOf(error);
 }

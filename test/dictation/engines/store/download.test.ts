@@ -126,6 +126,9 @@ describe("downloadModel", () => {
     expect(error.status).toBe(502);
     expect(error.code).toBe("download_failed");
     expect(error.message).toContain("could not reach 127.0.0.1");
+    // In plain words, not the runtime's ("ECONNREFUSED: Unable to connect. Is the computer able…").
+    expect(error.message).toContain("nothing answered there");
+    expect(error.message).not.toContain("ECONNREFUSED");
     expect(error.message).toContain("svc models import");
     expect(error.message).not.toContain("kept");
     expect(store.partialBytes("test")).toBe(0);
