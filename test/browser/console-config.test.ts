@@ -148,6 +148,28 @@ describe("the first-run model offer (compiled binary)", () => {
   }, 60_000);
 });
 
+describe("Escape (compiled binary)", () => {
+  test("closes the phone menu, focus back on its button, and takes back an armed confirmation", async () => {
+    const opened = await open("/settings", phone);
+    const { page } = opened;
+    const menu = page.getByRole("navigation", { name: "svc" });
+    const toggle = menu.getByRole("button", { name: "Menu" });
+    await toggle.click();
+    expect(await toggle.getAttribute("aria-expanded")).toBe("true");
+    await page.keyboard.press("Escape");
+    expect(await toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.evaluate(() => document.activeElement?.classList.contains("nav-toggle"))).toBe(true);
+
+    // A two-step button (Reset built-ins on Formats) armed by a click is disarmed by Escape.
+    await page.goto(`${suite.svc.url}/formats`);
+    const reset = page.getByRole("button", { name: "Reset built-ins" });
+    await reset.click();
+    await page.keyboard.press("Escape");
+    await reset.waitFor();
+    await finish(opened);
+  }, 60_000);
+});
+
 describe("the Settings screen (compiled binary)", () => {
   test("saves a field, shows the API's message at an invalid one and resets to the default", async () => {
     const opened = await open("/settings");

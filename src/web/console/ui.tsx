@@ -118,6 +118,13 @@ export function ConfirmButton(props: {
         props.onConfirm();
       }}
       onBlur={() => setArmed(false)}
+      // Escape takes back an armed confirmation.
+      onKeyDown={(event) => {
+        if (event.key === "Escape" && armed) {
+          event.preventDefault();
+          setArmed(false);
+        }
+      }}
     >
       {armed ? props.confirm : props.label}
     </button>
