@@ -80,3 +80,14 @@ export function parseOrThrow<S extends v.GenericSchema>(
   if (result.success) return result.output;
   throw new AppError(code, `Invalid ${what}: ${result.lines.join("; ")}`, { details: result.details });
 }
+
+/**
+ * Returns `schema` when every `T` is a valid output of it, and fails to compile otherwise: a
+ * response schema documented for a type the code keeps richer (unions the reference spells as
+ * strings) still cannot drift from it. Types that need nothing richer are inferred from their
+ * schemas instead (`v.InferOutput`).
+ */
+export const describes =
+  <T>() =>
+  <S extends v.GenericSchema>(schema: S & ([T] extends [v.InferOutput<S>] ? unknown : never)): S =>
+    schema;

@@ -1,5 +1,5 @@
 import { type JsonSchema, toJsonSchema } from "@valibot/to-json-schema";
-import type { GenericSchema, InferOutput } from "valibot";
+import type { GenericSchema } from "valibot";
 import { type ErrorCode, errorCodes } from "../error-codes.ts";
 import type { BodyKind } from "./body-guard.ts";
 import { type EnvelopeName, envelopeStatus, errorBodySchemas } from "./error-envelopes.ts";
@@ -51,17 +51,6 @@ export interface RouteDoc {
    */
   messages?: { name: string; client: GenericSchema; server: GenericSchema };
 }
-
-/**
- * Returns `schema` when every `T` is a valid output of it, and fails to compile otherwise: a
- * response schema documented for a type the code keeps richer (unions the reference spells as
- * strings) still cannot drift from it. Types that need nothing richer are inferred from their
- * schemas instead (`v.InferOutput`).
- */
-export const describes =
-  <T>() =>
-  <S extends GenericSchema>(schema: S & ([T] extends [InferOutput<S>] ? unknown : never)): S =>
-    schema;
 
 /** The codes every route of this shape can answer: the guards', the body reader's, the renderer's. */
 function impliedErrors(doc: RouteDoc): ErrorCode[] {

@@ -1,6 +1,6 @@
 // The plugin management API's request and response schemas (routes/plugins.ts declares the routes).
 import * as v from "valibot";
-import { describes } from "../http/api-docs.ts";
+import { describes } from "../validation.ts";
 import type { PluginStatus } from "./types.ts";
 
 export const installBody = v.object({

@@ -7,9 +7,8 @@ import type { Recogniser } from "../dictation/recognise.ts";
 import { noTimings } from "../dictation/result.ts";
 import { engineRunErrors } from "../error-codes.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
-import { describes } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { parseOrThrow } from "../validation.ts";
+import { describes, parseOrThrow } from "../validation.ts";
 
 const modelSchema = v.object({
   id: v.string(),

@@ -4,10 +4,11 @@ import { languageSchema } from "../dictation/language.ts";
 import type { PipelineResult, TextPipeline } from "../dictation/text/pipeline.ts";
 import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
-import { type ApiDocs, describes } from "../http/api-docs.ts";
+import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { readJson } from "../http/validate.ts";
 import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
+import { describes } from "../validation.ts";
 
 /** Longest text accepted, in characters: about an hour of dictation. */
 export const maxPostProcessChars = 50_000;
