@@ -23,7 +23,6 @@ import { createRequestContext, installRequestContext } from "./http/request-cont
 import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
-import { createPluginNamespace, namespaceSlug } from "./plugins/dispatch.ts";
 import type { PluginHost } from "./plugins/host.ts";
 import { marksForDictate } from "./plugins/manifest.ts";
 import { createAccessModeRoutes, createAuthRoutes, createKeysRoutes } from "./routes/access.ts";
@@ -40,6 +39,7 @@ import { createHealthRoutes } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
 import { createOpenAiRoutes } from "./routes/openai.ts";
+import { createPluginNamespace, namespaceSlug } from "./routes/plugin-namespace.ts";
 import { createPluginRoutes } from "./routes/plugins.ts";
 import { createPostProcessRoutes } from "./routes/post-process.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";

@@ -2,7 +2,6 @@ import { mkdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { MiddlewareHandler } from "hono";
 import { reasonOf } from "../errors.ts";
-import type { AppEnv } from "../http/types.ts";
 import type { Logger } from "../logger.ts";
 import type { PluginManifest } from "./manifest.ts";
 import type { PluginStorage } from "./storage.ts";
@@ -85,7 +84,7 @@ function checkPlugin(value: unknown): PluginObject {
   return {
     ...bound,
     name,
-    middleware: middleware as MiddlewareHandler<AppEnv>[],
+    middleware: middleware as MiddlewareHandler[],
     enforce: enforce as PluginObject["enforce"],
     ignored,
   };

@@ -1,5 +1,4 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/types.ts";
 import type { AfterCleanupHook, AfterTranscribeHook, BeforeCleanupHook } from "./hooks.ts";
 import type { BeforeTranscribeHook } from "./hooks-audio.ts";
 import type { BeforeOutputHook } from "./hooks-output.ts";
@@ -41,7 +40,7 @@ export interface PluginObject {
   setup?: (ctx: unknown) => unknown;
   /** Runs at load, before setup: returns defaults for the plugin's own options (Freestyle's hook). */
   config?: (config: Readonly<Record<string, unknown>>) => unknown;
-  middleware: MiddlewareHandler<AppEnv>[];
+  middleware: MiddlewareHandler[];
   afterCleanup?: AfterCleanupHook["run"];
   afterTranscribe?: AfterTranscribeHook["run"];
   beforeTranscribe?: BeforeTranscribeHook["run"];

@@ -16,9 +16,9 @@ import {
   toggleQuery,
   uninstallBody,
 } from "../plugins/api-schemas.ts";
-import { namespaceSlug } from "../plugins/dispatch.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import { servePluginAsset } from "../plugins/ui-static.ts";
+import { namespaceSlug } from "./plugin-namespace.ts";
 
 /**
  * `/api/plugins` management. Registered before the namespace dispatcher, which is why

@@ -2,10 +2,10 @@ import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound, reasonOf } from "../errors.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
-import { reservedSlugs, slugPattern } from "./slug.ts";
-import { StepTimeout, withTimeout } from "./timeout.ts";
-import type { LoadedPlugin } from "./types.ts";
-import { pluginPageCsp } from "./ui-static.ts";
+import { reservedSlugs, slugPattern } from "../plugins/slug.ts";
+import { StepTimeout, withTimeout } from "../plugins/timeout.ts";
+import type { LoadedPlugin } from "../plugins/types.ts";
+import { pluginPageCsp } from "../plugins/ui-static.ts";
 
 /** The slug of `/api/plugins/<slug>/…`, when the segment is spelled exactly as a slug. */
 export function namespaceSlug(path: string): string | undefined {
