@@ -49,47 +49,13 @@ import type { Runtime } from "./runtime.ts";
 import type { Services } from "./services.ts";
 import { consoleAssetLoader } from "./web/assets.ts";
 
-export interface AppDeps extends Services {
-  db: Database;
-  /** Keys, sessions and the access mode: who may make which request (SVC_AUTH). */
-  access: AccessService;
-  events: EventBus;
-  logger: Logger;
-  version: string;
-  trustedOrigins: ReadonlySet<string>;
-  allowedHosts: readonly string[];
-  /** Request body size, deadline, rate and concurrency limits. */
-  body: BodyLimits;
-  /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
-  authMaxFailures?: number;
-  /** Proxies whose forwarded client address svc believes (SVC_TRUSTED_PROXIES); default none. */
-  trustedProxies?: readonly CidrRange[];
-  /** How long a console session lives, its cookie's Max-Age (SVC_SESSION_MAX_DAYS); default 180 days. */
-  sessionMaxMs?: number;
-  /** Whether svc listens beyond loopback (HOST): the console warns while keys are off. */
-  exposed?: boolean;
-  /** The caps that protect the server (SVC_DICTATE_MAX_*, SVC_WYOMING_MAX_*); default: their defaults. */
-  operator?: OperatorLimits;
-  /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
-  docs: ApiDocs;
-  /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
-  plugins: PluginHost;
-  /** Speech model presets, downloads and the models directory. */
-  models: EngineModelServices;
-  /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
-  dictation: Dictation;
-  /** The URL of the bridge script added to plugin pages; default: the console's bridge.js. */
-  bridgeScriptUrl?: () => string | Promise<string>;
-  /** SVC_FREESTYLE_DESKTOP=1: the Freestyle desktop app's dialect (src/desktop/); default off. */
-  freestyleDesktop?: boolean;
-}
-
 /** What the HTTP application needs besides the runtime's parts. */
 export interface HttpDeps {
   logger: Logger;
   version: string;
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
+  /** Request body size, deadline, rate and concurrency limits. */
   body: BodyLimits;
   /** Wrong keys or codes an address may send a minute (SVC_AUTH_MAX_FAILURES); default 10. */
   authMaxFailures?: number;
@@ -108,6 +74,22 @@ export interface HttpDeps {
   bridgeScriptUrl?: () => string | Promise<string>;
   /** SVC_FREESTYLE_DESKTOP=1: the Freestyle desktop app's dialect (src/desktop/); default off. */
   freestyleDesktop?: boolean;
+}
+
+/** The HTTP application's dependencies: the runtime's parts, and how it serves them. */
+export interface AppDeps extends Services, HttpDeps {
+  db: Database;
+  /** Keys, sessions and the access mode: who may make which request (SVC_AUTH). */
+  access: AccessService;
+  events: EventBus;
+  /** Route documentation collected as routes are mounted; served as /api/openapi.json. */
+  docs: ApiDocs;
+  /** Loaded plugins: management routes, `/api/plugins/<slug>/…` namespaces and the text hooks. */
+  plugins: PluginHost;
+  /** Speech model presets, downloads and the models directory. */
+  models: EngineModelServices;
+  /** The text pipeline and the transcriber built over the services, engines and plugin hooks. */
+  dictation: Dictation;
 }
 
 /** The app's dependencies from an assembled runtime: main.ts and the tests wire svc alike. */
