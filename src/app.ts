@@ -10,21 +10,21 @@ import { activeLanguages } from "./dictation/engines/models.ts";
 import { type EngineModelServices, engineStoresOf } from "./dictation/engines/stores.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import type { EventBus } from "./events.ts";
-import { createAccessGate, type RouteAccess } from "./http/access.ts";
+import { createAccessGate } from "./http/access.ts";
 import { createAllowedMethods } from "./http/allowed-methods.ts";
 import { type ApiDocs, createApiDocs } from "./http/api-docs.ts";
 import { createAuthThrottle } from "./http/auth-throttle.ts";
-import type { BodyKind, BodyLimits } from "./http/body-guard.ts";
+import type { BodyLimits } from "./http/body-guard.ts";
 import { createClientAddressing } from "./http/client-address.ts";
 import type { DocumentedRoutes } from "./http/documented-routes.ts";
 import { createErrorRenderer, type EnvelopeOf, notFoundRenderer } from "./http/errors.ts";
 import { rawPath, routePath } from "./http/raw-path.ts";
 import { createRequestContext, installRequestContext } from "./http/request-context.ts";
+import { createRouteTable } from "./http/route-table.ts";
 import { createOpenSockets } from "./http/sockets.ts";
 import type { AppEnv } from "./http/types.ts";
 import type { Logger } from "./logger.ts";
 import type { PluginHost } from "./plugins/host.ts";
-import { marksForDictate } from "./plugins/manifest.ts";
 import { createAccessModeRoutes, createAuthRoutes, createKeysRoutes } from "./routes/access.ts";
 import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
@@ -39,7 +39,7 @@ import { createHealthRoutes } from "./routes/health.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createModelsRoutes } from "./routes/models.ts";
 import { createOpenAiRoutes } from "./routes/openai.ts";
-import { createPluginNamespace, namespaceSlug } from "./routes/plugin-namespace.ts";
+import { createPluginNamespace } from "./routes/plugin-namespace.ts";
 import { createPluginRoutes } from "./routes/plugins.ts";
 import { createPostProcessRoutes } from "./routes/post-process.ts";
 import { createSettingsRoutes } from "./routes/settings.ts";
@@ -98,82 +98,6 @@ export function appDeps(runtime: Runtime, http: HttpDeps): AppDeps {
   return { ...services, plugins, models, dictation, db, events, access, ...http, docs: createApiDocs() };
 }
 
-/** A plugin's own routes: `/api/plugins/<slug>/…`, past svc's management routes. */
-const pluginNamespace = "/api/plugins/";
-
-/**
- * The body limit a request gets: the one its documented route declares (`bodyKind`: audio
- * uploads SVC_MAX_BODY_SIZE, imports SVC_MAX_IMPORT_SIZE), SVC_MAX_BODY_SIZE for a plugin's own
- * routes (whatever a plugin accepts), and SVC_MAX_JSON_SIZE for everything else.
- */
-const bodyKinds =
-  (docs: ApiDocs) =>
-  (method: string, path: string): BodyKind => {
-    const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-    const route = docs.routeAt(method, trimmed);
-    if (route) return route.bodyKind ?? "json";
-    return trimmed.startsWith(pluginNamespace) ? "upload" : "json";
-  };
-
-/** The console's document and files: open to all (they hold no data); the API behind them is not. */
-const isApiPath = (path: string) =>
-  path.startsWith("/api/") || path === "/api" || path.startsWith("/v1/") || path === "/v1";
-
-/**
- * Who a request is for (SVC_AUTH): its documented route's `access` (admin when it names none), a
- * plugin's route as its manifest marks it (admin unless marked for dictate), any key for an unknown
- * API path (which answers 404 or 405), anyone for the console's pages and a preflight. `path` is the
- * router's own (`routePath`, the app's getPath), so no spelling of an admin route passes as another.
- */
-function routeAccessOf(docs: ApiDocs, plugins: Pick<PluginHost, "find">) {
-  // By method, then path: no key string is built per request.
-  const known = new Map<string, Map<string, RouteAccess>>();
-  let size = 0;
-  // The documented route answered last: a client repeats its request, and comparing two strings
-  // costs less than hashing the path again for the maps.
-  let lastMethod = "";
-  let lastPath = "";
-  let lastAccess: RouteAccess = "admin";
-  const remember = (method: string, path: string, access: RouteAccess): RouteAccess => {
-    lastMethod = method;
-    lastPath = path;
-    lastAccess = access;
-    return access;
-  };
-  return (method: string, path: string): RouteAccess => {
-    if (path === lastPath && method === lastMethod) return lastAccess;
-    if (method === "OPTIONS" || !isApiPath(path)) return "open";
-    let paths = known.get(method);
-    const cached = paths?.get(path);
-    if (cached !== undefined) return remember(method, path, cached);
-    const trimmed = path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
-    const route = docs.routeAt(method === "HEAD" ? "GET" : method, trimmed);
-    if (route) {
-      const access = route.access ?? "admin";
-      if (size >= 4096) {
-        known.clear();
-        size = 0;
-        paths = undefined;
-      }
-      if (!paths) {
-        paths = new Map();
-        known.set(method, paths);
-      }
-      paths.set(path, access);
-      size += 1;
-      return remember(method, path, access);
-    }
-    const slug = namespaceSlug(path);
-    if (slug !== undefined) {
-      const plugin = plugins.find(slug);
-      const rest = path.slice(`${pluginNamespace}${slug}`.length) || "/";
-      return plugin && marksForDictate(plugin.manifest, method, rest) ? "dictate" : "admin";
-    }
-    // A plugin namespace spelled some other way, or no route at all: any key may learn it is not there.
-    return path.startsWith(pluginNamespace) ? "admin" : "dictate";
-  };
-}
-
 /**
  * The router's path: the same function the request context gives the access gate, so the gate
  * decides on exactly the path that is routed. A path that is not canonical never reaches the
@@ -191,30 +115,30 @@ export function createApp(deps: AppDeps) {
   const client = createClientAddressing(deps.trustedProxies ?? []);
   // The Freestyle desktop app's dialect (docs/freestyle.md): off unless switched on.
   const desktop = deps.freestyleDesktop === true;
+  // What the guards, the access gate and the body guard need of a route, each from its declaration.
+  const pluginNamespace = createPluginNamespace(deps.plugins);
+  const table = createRouteTable(deps.docs, [pluginNamespace]);
   // A route declares the shape of its errors (OpenAI's under /v1): guards, the body reader, the
   // route and a 404 beside it all render in it, each once. The desktop app reads its own.
   const envelopeOf: EnvelopeOf = (method, path, origin) =>
-    desktop && origin === desktopOrigin ? "freestyle" : deps.docs.envelopeAt(method, path);
-  const routeAccess = routeAccessOf(deps.docs, deps.plugins);
+    desktop && origin === desktopOrigin ? "freestyle" : table.envelope(method, path);
   const gate = createAccessGate({
     access: deps.access,
     throttle,
     client,
-    routeAccess: desktop ? withStreamAccess(routeAccess) : routeAccess,
+    routeAccess: desktop ? withStreamAccess(table.access) : table.access,
   });
   const context = createRequestContext({
     envelopeOf,
     logger: deps.logger,
     trustedOrigins: deps.trustedOrigins,
     allowedHosts: deps.allowedHosts,
-    // Events carry ids only (docs/SPEC.md §5); a live dictation uses the engine and writes history.
-    openSockets: new Set(["/api/events"]),
+    crossPort: table.crossPort,
     access: desktop ? withStreamToken(gate) : gate,
     ...(desktop ? { cors: createDesktopCors(deps.trustedOrigins) } : {}),
   });
   const mount = (routes: DocumentedRoutes) => app.route(routes.prefix, routes.app);
-  const bodyKindOf = bodyKinds(deps.docs);
-  installRequestContext(app, context, { limits: deps.body, kindOf: bodyKindOf });
+  installRequestContext(app, context, { limits: deps.body, kindOf: table.bodyKind });
   const health = createHealthRoutes({
     version: deps.version,
     docs: deps.docs,
@@ -266,7 +190,7 @@ export function createApp(deps: AppDeps) {
     deps.bridgeScriptUrl ?? (async () => (await consoleAssets()).byName["bridge.js"].url);
   // Management first: its paths are reserved, so no plugin namespace can shadow them.
   mount(createPluginRoutes({ ...deps, bridgeScriptUrl }));
-  app.all(`${pluginNamespace}:slug/*`, createPluginNamespace(deps.plugins));
+  app.all(pluginNamespace.path, pluginNamespace.handler);
   mount(createApiReferenceRoutes(deps));
   app.route("/", createConsoleRoutes({ version: deps.version, assets: consoleAssets }));
   app.notFound(
@@ -278,7 +202,7 @@ export function createApp(deps: AppDeps) {
   app.onError(createErrorRenderer(deps.db.filename, envelopeOf));
   return Object.assign(app, {
     /** The body limit a request gets, by its route (the body guard's choice; tests read it). */
-    bodyKindOf: (path: string, method = "POST") => bodyKindOf(method, path),
+    bodyKindOf: (path: string, method = "POST") => table.bodyKind(method, path),
     /** The open WebSockets (events, live dictations): `closeAll` ends them at shutdown. */
     sockets,
     /**

@@ -45,6 +45,12 @@ export interface RouteDoc {
   /** The shape its errors take: OpenAI's under /v1; svc's own when absent. */
   envelope?: EnvelopeName;
   /**
+   * A WebSocket that a page on another port of this machine may open: one that changes nothing
+   * and carries no content (`/api/events`, docs/SPEC.md §5). Every other upgrade is an act, which
+   * such a page may not make.
+   */
+  crossPort?: true;
+  /**
    * A WebSocket route's messages, both directions: published as the components
    * `<name>ClientMessage` and `<name>ServerMessage`, which the operation names in
    * `x-websocket-messages` (OpenAPI 3.0 has no words for a WebSocket).
@@ -80,8 +86,8 @@ export interface ApiDocs {
   routeAt(method: string, path: string): RouteDoc | undefined;
   /** Paths under `prefix` without a route of their own (a 404, a 405) answer errors in `envelope` too. */
   claim(prefix: string, envelope: EnvelopeName): void;
-  /** The envelope a request's errors take: its route's, else its claimed prefix's, else svc's. */
-  envelopeAt(method: string, path: string): EnvelopeName;
+  /** The envelope the prefix `path` lies under claims for it, if one does. */
+  claimedAt(path: string): EnvelopeName | undefined;
   document(info: { version: string }): Record<string, unknown>;
 }
 
@@ -245,11 +251,8 @@ export function createApiDocs(): ApiDocs {
     claim(prefix, envelope) {
       claimed.push({ prefix, envelope });
     },
-    envelopeAt(method, path) {
-      const route = routeAt(method, path);
-      if (route) return route.envelope ?? "svc";
-      const owner = claimed.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`));
-      return owner?.envelope ?? "svc";
+    claimedAt(path) {
+      return claimed.find(({ prefix }) => path === prefix || path.startsWith(`${prefix}/`))?.envelope;
     },
     document({ version }) {
       const paths: Record<string, Record<string, unknown>> = {};

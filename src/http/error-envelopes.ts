@@ -1,5 +1,5 @@
-// The shapes an error leaves svc in, chosen by the route a request reaches (api-docs.ts's
-// `envelopeAt`): svc's own `{"error":{code,message,details?}}`, and OpenAI's
+// The shapes an error leaves svc in, chosen by the route a request reaches (route-table.ts's
+// `envelope`): svc's own `{"error":{code,message,details?}}`, and OpenAI's
 // `{"error":{message,type,param,code}}` under /v1, which its SDKs raise as their typed errors; and
 // by who asks: the Freestyle desktop app reads `{"error":"<message>","code"}` (src/desktop/).
 // A leaf of http/: the renderer, the request info and the API reference read it.

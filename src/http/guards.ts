@@ -7,10 +7,11 @@ export interface GuardOptions {
   trustedOrigins: ReadonlySet<string>;
   allowedHosts: readonly string[];
   /**
-   * WebSocket paths a page on another port of this machine may open: sockets that change nothing
-   * and carry no content (`/api/events`, docs/SPEC.md §5). Every other upgrade is an act.
+   * Whether a page on another port of this machine may open `path` as a WebSocket: the sockets
+   * that change nothing and carry no content, as their routes declare (`crossPort`, the route
+   * table's answer). Every other upgrade is an act.
    */
-  openSockets?: ReadonlySet<string>;
+  crossPort?: (method: string, path: string) => boolean;
 }
 
 // Clients send the same few Host values again and again: the first few that pass are remembered
@@ -113,6 +114,6 @@ function assertTrustedOrigin(
  */
 function loopbackMayAct(request: Request, method: string, path: string, options: GuardOptions): boolean {
   // A WebSocket has no preflight: only the sockets that change nothing.
-  if (method === "GET") return options.openSockets?.has(path) === true;
+  if (method === "GET") return options.crossPort?.(method, path) === true;
   return wasPreflighted(request.headers, method);
 }

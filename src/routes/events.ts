@@ -11,6 +11,8 @@ const eventsDoc: RouteSpec = {
   errors: ["untrusted_origin", "upgrade_required", "upgrade_failed", "websocket_unavailable"],
   description: `Upgrade to a WebSocket. The server sends {"type":"hello",...} and then one JSON message per change, e.g. {"type":"settings.changed","key":"language","isDefault":false,"time":"..."}, {"type":"history.created","id":1,...}. Event types: ${eventTypes.join(", ")}. Events carry ids, keys, names and figures, never content (no transcript text, setting values, messages or plugin data): a page on another port of this machine may open the socket, so clients fetch content over HTTP, where the same-origin rule protects it. Without an upgrade the route answers 426.`,
   responses: { 101: { description: "Switching to the WebSocket protocol" } },
+  // Events carry ids only: a page on another port of this machine may listen (docs/SPEC.md §5).
+  crossPort: true,
 };
 
 /** `GET /api/events` upgrades to a WebSocket; the guards have already checked Host and Origin. */

@@ -44,7 +44,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
 ) {
   const { repo, events, name, reference } = spec;
   const { text, entry } = reference;
-  // The import file's size is bounded by SVC_MAX_IMPORT_SIZE (bodyKindOf in app.ts).
+  // The import file's size is bounded by SVC_MAX_IMPORT_SIZE (the route's bodyKind).
   const { maxEntries } = spec.limits;
   const one = { description: reference.entryDescription, schema: entry };
   const changed = (action: string, data: Record<string, unknown> = {}) =>

@@ -1,11 +1,16 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound, reasonOf } from "../errors.ts";
 import { requestInfoOf } from "../http/request-info.ts";
+import type { Namespace } from "../http/route-table.ts";
 import type { AppEnv } from "../http/types.ts";
+import { marksForDictate } from "../plugins/manifest.ts";
 import { reservedSlugs, slugPattern } from "../plugins/slug.ts";
 import { StepTimeout, withTimeout } from "../plugins/timeout.ts";
 import type { LoadedPlugin } from "../plugins/types.ts";
 import { pluginPageCsp } from "../plugins/ui-static.ts";
+
+/** A plugin's own routes: `/api/plugins/<slug>/…`, past svc's management routes. */
+const prefix = "/api/plugins/";
 
 /** The slug of `/api/plugins/<slug>/…`, when the segment is spelled exactly as a slug. */
 export function namespaceSlug(path: string): string | undefined {
@@ -58,12 +63,30 @@ async function runChain(c: Context<AppEnv>, handlers: readonly MiddlewareHandler
 /**
  * `/api/plugins/<slug>/…` → that plugin's middleware and nobody else's. No answer is a 404
  * envelope; a throw is 500 `plugin_failed` naming the plugin; a slow answer is 504. OPTIONS is
- * answered 204 here, with no CORS grant.
+ * answered 204 here, with no CORS grant. Admin keys only, unless the plugin's manifest marks the
+ * route for dictate keys; a body may be as large as an upload's (whatever a plugin accepts).
  */
 export function createPluginNamespace(deps: {
   find(slug: string): LoadedPlugin | undefined;
   readonly timeouts: { readonly requestMs: number };
-}): MiddlewareHandler<AppEnv> {
+}): Namespace {
+  return {
+    prefix,
+    path: `${prefix}:slug/*`,
+    bodyKind: "upload",
+    access(method, path) {
+      // A namespace spelled some other way names no plugin: admin, like any route nobody marked.
+      const slug = namespaceSlug(path);
+      const plugin = slug === undefined ? undefined : deps.find(slug);
+      if (!plugin) return "admin";
+      const rest = path.slice(`${prefix}${slug}`.length) || "/";
+      return marksForDictate(plugin.manifest, method, rest) ? "dictate" : "admin";
+    },
+    handler: dispatcher(deps),
+  };
+}
+
+function dispatcher(deps: Parameters<typeof createPluginNamespace>[0]): MiddlewareHandler<AppEnv> {
   return async (c) => {
     // A preflight is svc's to answer, and it grants nothing: plugin code never runs for it.
     if (c.req.method === "OPTIONS") return new Response(null, { status: 204 });
