@@ -15,6 +15,11 @@ export interface RouteDoc {
   params?: GenericSchema;
   query?: GenericSchema;
   body?: GenericSchema;
+  /**
+   * The handler reads and checks the body itself, and `body` only documents it: an import, which
+   * reports each bad row or field by its place (400 `invalid_import`).
+   */
+  readsOwnBody?: true;
   /** Non-JSON request bodies (audio, CSV), by content type. */
   bodyTypes?: string[];
   /**

@@ -1,6 +1,4 @@
-import type { Context } from "hono";
 import * as v from "valibot";
-import { parseOrThrow } from "../validation.ts";
 
 /** `/:id` path parameters: a positive whole number (ids are SQLite rowids). */
 export const idParamsSchema = v.object({
@@ -11,7 +9,3 @@ export const idParamsSchema = v.object({
     v.safeInteger("id is too large"),
   ),
 });
-
-/** The validated `:id` of this request; 400 `invalid_request` with the field when it is not one. */
-export const readId = (c: Context): number =>
-  parseOrThrow(idParamsSchema, c.req.param(), "invalid_request", "path").id;

@@ -27,9 +27,7 @@ import { documentedRoutes } from "../http/documented-routes.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { OpenSockets } from "../http/sockets.ts";
 import type { AppEnv } from "../http/types.ts";
-import { readJson } from "../http/validate.ts";
 import type { Logger } from "../logger.ts";
-import { parseOrThrow } from "../validation.ts";
 
 export interface AccessRoutesDeps {
   access: AccessService;
@@ -104,7 +102,7 @@ export function createAuthRoutes(deps: AccessRoutesDeps) {
       async (c) => {
         const info = requestInfoOf(c);
         const address = info ? deps.client.address(c.req.raw, info) : "local";
-        const body = await readJson(c, loginSchema);
+        const body = c.req.valid("json");
         // The key or code is checked before the throttle refuses: the right one always logs in,
         // whatever another host (or this one) guessed before.
         const key =
@@ -188,8 +186,8 @@ export function createKeysRoutes(deps: AccessRoutesDeps) {
         responses: { 201: { description: "The key, shown this once", schema: createdKeySchema } },
         errors: ["conflict"],
       },
-      async (c) => {
-        const body = await readJson(c, createKeySchema);
+      (c) => {
+        const body = c.req.valid("json");
         const { key, info } = access.createKey(body.name, body.role);
         requestInfoOf(c)?.logger.info("key created", { key: info.name, role: info.role });
         return c.json({ ...view(info), key }, 201);
@@ -204,7 +202,7 @@ export function createKeysRoutes(deps: AccessRoutesDeps) {
         errors: ["last_admin_key"],
       },
       (c) => {
-        const { name } = parseOrThrow(keyNameParamsSchema, c.req.param(), "invalid_request", "path");
+        const { name } = c.req.valid("param");
         const target = access.listKeys().find((key) => key.name === name);
         if (!target) throw notFound(`No key is named "${name}".`);
         const admins = access.listKeys().filter((key) => key.role === "admin").length;
@@ -235,8 +233,8 @@ export function createAccessModeRoutes(deps: AccessRoutesDeps) {
       responses: { 200: { description: "The mode in force", schema: accessChangedSchema } },
       errors: ["access_locked"],
     },
-    async (c) => {
-      const { mode } = await readJson(c, accessChangeSchema);
+    (c) => {
+      const { mode } = c.req.valid("json");
       if (access.modeSource() === "env") {
         throw new AppError(
           "access_locked",

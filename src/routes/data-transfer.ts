@@ -2,7 +2,7 @@ import * as v from "valibot";
 import type { DataTransfer } from "../data/transfer.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { readJson, readQuery } from "../http/validate.ts";
+import { readJson } from "../http/validate.ts";
 
 const importQuerySchema = v.object({
   mode: v.optional(
@@ -62,6 +62,8 @@ export function createDataTransferRoutes(deps: { transfer: DataTransfer; docs: A
           "The whole document is validated first and restored in one transaction: all of it or nothing. A document of the wrong shape, or a bad dictionary, vocabulary or format item, is 400 invalid_import listing the path of each problem. Settings are then checked as PUT /api/settings/:key checks them, naming the key: 400 invalid_setting (bad value), 400 invalid_setting_key, 413 payload_too_large (value too large), 413 too_many_settings. A document over SVC_MAX_IMPORT_SIZE (32 MiB by default) is 413 payload_too_large. A body not sent as Content-Type: application/json is 415 unsupported_media_type. Malformed JSON is 400 invalid_json; JSON nested over 64 levels, 400 json_too_deep; an unknown mode, 400 invalid_query. Sections the document leaves out are not touched; secret settings in it are skipped, and a stored API key whose base URL the import moves to another origin is removed (listed in settings.cleared). Publishes the sections' change events and data.imported.",
         query: importQuerySchema,
         body: transfer.schema,
+        // The transfer validates the document as a whole and reports each problem's path.
+        readsOwnBody: true,
         bodyKind: "import",
         responses: {
           200: {
@@ -71,8 +73,7 @@ export function createDataTransferRoutes(deps: { transfer: DataTransfer; docs: A
         },
       },
       async (c) => {
-        const { mode } = readQuery(c, importQuerySchema);
-        // The body is validated as a whole by the transfer, which reports each problem's path.
+        const { mode } = c.req.valid("query");
         const body = await readJson(c, v.unknown());
         return c.json(transfer.importDocument(body, mode));
       },

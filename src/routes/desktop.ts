@@ -8,7 +8,6 @@ import { defaultOperatorLimits, liveDoors, type OperatorLimits } from "../dictat
 import type { ApiDocs } from "../http/api-docs.ts";
 import { type DocumentedRoutes, documentedRoutes, type RouteSpec } from "../http/documented-routes.ts";
 import { type OpenSockets, upgradeWebSocket } from "../http/sockets.ts";
-import { readJson } from "../http/validate.ts";
 import type { Logger } from "../logger.ts";
 import type { SettingsService } from "../settings/service.ts";
 
@@ -118,8 +117,8 @@ export function createDesktopRoutes(deps: DesktopRoutesDeps): DocumentedRoutes[]
         body: deliverBodySchema,
         responses: { 200: { description: "Deliver as sent", schema: deliverResultSchema } },
       },
-      async (c) => {
-        const body = await readJson(c, deliverBodySchema);
+      (c) => {
+        const body = c.req.valid("json");
         return c.json({ output: { text: body.text, mode: body.mode }, disposition: "deliver" as const });
       },
     );

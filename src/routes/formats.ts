@@ -16,8 +16,7 @@ import {
 import type { Format, FormatInput } from "../formats/types.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { idParamsSchema, readId } from "../http/params.ts";
-import { readJson, readQuery } from "../http/validate.ts";
+import { idParamsSchema } from "../http/params.ts";
 import { pageSchema } from "../lists.ts";
 
 export interface FormatsRouteDeps {
@@ -68,7 +67,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
         query: formatListQuerySchema,
         responses: { 200: { description: "One page", schema: page } },
       },
-      (c) => c.json(formats.list(readQuery(c, formatListQuerySchema))),
+      (c) => c.json(formats.list(c.req.valid("query"))),
     )
     .get(
       "/match",
@@ -90,7 +89,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
       },
       (c) => {
         const header = c.req.header("x-app-context");
-        const context = parseAppContext(header ?? readQuery(c, formatMatchQuerySchema));
+        const context = parseAppContext(header ?? c.req.valid("query"));
         return c.json({ format: formatMatcher.match(context), context });
       },
     )
@@ -122,7 +121,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
         params: idParamsSchema,
         responses: { 200: one },
       },
-      (c) => c.json(found(readId(c))),
+      (c) => c.json(found(c.req.valid("param").id)),
     )
     .post(
       "/",
@@ -133,8 +132,8 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
         body: formatCreateSchema,
         responses: { 201: { description: "Created", schema: formatSchema } },
       },
-      async (c) => {
-        const input = await readJson(c, formatCreateSchema);
+      (c) => {
+        const input = c.req.valid("json");
         if (formats.count() >= formatLimits.maxFormats) {
           throw new AppError("limit_exceeded", `There are already ${formatLimits.maxFormats} formats.`);
         }
@@ -152,9 +151,9 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
         body: formatPatchSchema,
         responses: { 200: one },
       },
-      async (c) => {
-        const id = readId(c);
-        const patch = await readJson(c, formatPatchSchema);
+      (c) => {
+        const { id } = c.req.valid("param");
+        const patch = c.req.valid("json");
         const format = formats.update(id, applyPatch(found(id), patch)) ?? missing(id);
         changed("updated", { id });
         return c.json(format);
@@ -171,7 +170,7 @@ export function createFormatsRoutes(deps: FormatsRouteDeps) {
         responses: { 204: { description: "Deleted" } },
       },
       (c) => {
-        const id = readId(c);
+        const { id } = c.req.valid("param");
         if (found(id).isBuiltin) {
           throw new AppError("builtin_format", `Format ${id} is built in and cannot be deleted.`, {
             details: {

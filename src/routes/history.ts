@@ -12,9 +12,7 @@ import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { AppEnv } from "../http/types.ts";
-import { readQuery } from "../http/validate.ts";
 import { pageSchema } from "../lists.ts";
-import { parseOrThrow } from "../validation.ts";
 
 /** A dictate key sees and deletes only what it made; an admin (or a trusted client) sees all. */
 function ownOnly(c: Context<AppEnv>): string | undefined {
@@ -25,7 +23,6 @@ function ownOnly(c: Context<AppEnv>): string | undefined {
 /** `/api/history`: transcriptions, searched, paged, counted and deleted. */
 export function createHistoryRoutes(deps: { history: HistoryService; docs: ApiDocs }) {
   const { history } = deps;
-  const idOf = (params: unknown) => parseOrThrow(historyIdParamsSchema, params, "invalid_request", "path").id;
   return documentedRoutes(deps.docs, "/api/history", "History")
     .get(
       "/",
@@ -37,7 +34,7 @@ export function createHistoryRoutes(deps: { history: HistoryService; docs: ApiDo
         query: historyListQuerySchema,
         responses: { 200: { description: "One page", schema: pageSchema(historyItemSchema) } },
       },
-      (c) => c.json(history.list(readQuery(c, historyListQuerySchema), ownOnly(c))),
+      (c) => c.json(history.list(c.req.valid("query"), ownOnly(c))),
     )
     .get(
       "/stats",
@@ -49,7 +46,7 @@ export function createHistoryRoutes(deps: { history: HistoryService; docs: ApiDo
         query: historyStatsQuerySchema,
         responses: { 200: { description: "Statistics", schema: historyStatsSchema } },
       },
-      (c) => c.json(history.stats(readQuery(c, historyStatsQuerySchema), ownOnly(c))),
+      (c) => c.json(history.stats(c.req.valid("query"), ownOnly(c))),
     )
     .get(
       "/:id",
@@ -59,7 +56,7 @@ export function createHistoryRoutes(deps: { history: HistoryService; docs: ApiDo
         params: historyIdParamsSchema,
         responses: { 200: { description: "The entry", schema: historyItemSchema } },
       },
-      (c) => c.json(history.get(idOf(c.req.param()), ownOnly(c))),
+      (c) => c.json(history.get(c.req.valid("param").id, ownOnly(c))),
     )
     .delete(
       "/:id",
@@ -70,7 +67,7 @@ export function createHistoryRoutes(deps: { history: HistoryService; docs: ApiDo
         responses: { 204: { description: "Deleted" } },
       },
       (c) => {
-        history.remove(idOf(c.req.param()), ownOnly(c));
+        history.remove(c.req.valid("param").id, ownOnly(c));
         return c.body(null, 204);
       },
     )

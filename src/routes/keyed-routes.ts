@@ -6,7 +6,7 @@ import { AppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { idParamsSchema, readId } from "../http/params.ts";
+import { idParamsSchema } from "../http/params.ts";
 import {
   exportQuerySchema,
   importQuerySchema,
@@ -14,7 +14,6 @@ import {
   readTable,
   sendTable,
 } from "../http/table-io.ts";
-import { readJson, readQuery } from "../http/validate.ts";
 import { pageSchema } from "../lists.ts";
 import type { KeyedDocsSpec } from "./keyed-docs.ts";
 
@@ -63,7 +62,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         query: spec.listQuery,
         responses: { 200: { description: "One page", schema: pageSchema(entry) } },
       },
-      (c) => c.json(repo.list(readQuery(c, spec.listQuery))),
+      (c) => c.json(repo.list(c.req.valid("query"))),
     )
     .get(
       "/export",
@@ -74,7 +73,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         responses: { 200: { description: "The file", schema: v.array(reference.exportRow) } },
       },
       (c) => {
-        const { format } = readQuery(c, exportQuerySchema);
+        const { format } = c.req.valid("query");
         return sendTable(c, `svc-${name}`, format, spec.exportColumns, repo.exportAll());
       },
     )
@@ -84,13 +83,15 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         ...text.import,
         query: importQuerySchema,
         body: reference.importBody,
+        // A JSON array or CSV, each row checked and any bad one reported by its place.
+        readsOwnBody: true,
         bodyTypes: ["text/csv"],
         bodyKind: "import",
         responses: { 200: { description: "What changed", schema: importSummarySchema } },
         errors: ["invalid_import", "invalid_csv", "limit_exceeded"],
       },
       async (c) => {
-        const { mode } = readQuery(c, importQuerySchema);
+        const { mode } = c.req.valid("query");
         const items = await readTable(c, spec.table);
         const summary = repo.importAll(items, { mode, maxEntries });
         if (summary.created + summary.updated + summary.deleted > 0)
@@ -99,7 +100,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       },
     )
     .get("/:id", { ...text.get, access: "dictate", params: idParamsSchema, responses: { 200: one } }, (c) =>
-      c.json(found(readId(c))),
+      c.json(found(c.req.valid("param").id)),
     )
     .post(
       "/",
@@ -109,8 +110,8 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         responses: { 201: { description: "Created", schema: entry } },
         errors: ["conflict", "limit_exceeded"],
       },
-      async (c) => {
-        const item = await readJson(c, spec.create);
+      (c) => {
+        const item = c.req.valid("json");
         if (repo.count() >= maxEntries) throw new AppError("limit_exceeded", spec.full);
         const created = repo.create(item);
         changed("created", { id: created.id });
@@ -126,9 +127,9 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
         responses: { 200: one },
         errors: ["conflict"],
       },
-      async (c) => {
-        const id = readId(c);
-        const patch = await readJson(c, spec.patch);
+      (c) => {
+        const { id } = c.req.valid("param");
+        const patch = c.req.valid("json");
         const updated = repo.update(id, patch) ?? missing(id);
         changed("updated", { id });
         return c.json(updated);
@@ -138,7 +139,7 @@ export function createKeyedRoutes<E extends { id: number }, I, F extends string,
       "/:id",
       { ...text.remove, params: idParamsSchema, responses: { 204: { description: "Deleted" } } },
       (c) => {
-        const id = readId(c);
+        const { id } = c.req.valid("param");
         if (!repo.remove(id)) missing(id);
         changed("deleted", { id });
         return c.body(null, 204);

@@ -246,7 +246,7 @@ export function createOpenAiRoutes(deps: {
         errors: ["model_not_found"],
       },
       (c) => {
-        const id = c.req.param("id") ?? "";
+        const { id } = c.req.valid("param");
         const found = listOpenAiModels(installed()).find((model) => model.id === id);
         if (!found) throw modelNotFound(id);
         return c.json(found);

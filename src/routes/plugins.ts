@@ -1,12 +1,9 @@
-import type { Context } from "hono";
 import * as v from "valibot";
 import { notFound } from "../errors.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
 import { rawPath } from "../http/raw-path.ts";
 import { requestInfoOf } from "../http/request-info.ts";
-import type { AppEnv } from "../http/types.ts";
-import { mediaTypeOf, readJson, readQuery } from "../http/validate.ts";
 import {
   installBody,
   installQuery,
@@ -38,10 +35,9 @@ export function createPluginRoutes(deps: {
     const items = await plugins.list();
     return { items, total: items.length };
   };
-  const toggle = (enabled: boolean) => async (c: Context<AppEnv>) => {
-    const { name } = readQuery(c, toggleQuery);
-    return c.json({ plugin: await plugins.setEnabled(c.req.param("slug") ?? "", enabled, name) });
-  };
+  const toggle = async (slug: string, enabled: boolean, name: string | undefined) => ({
+    plugin: await plugins.setEnabled(slug, enabled, name),
+  });
 
   return documentedRoutes(deps.docs, "/api/plugins", "Plugins")
     .get(
@@ -85,13 +81,14 @@ export function createPluginRoutes(deps: {
         },
       },
       async (c) => {
-        if (tarballTypes.has(mediaTypeOf(c.req.header("content-type")) ?? "")) {
-          const { enable } = readQuery(c, installQuery);
+        const body = c.req.valid("json");
+        // No JSON body: a tarball came instead.
+        if (body === undefined) {
+          const { enable } = c.req.valid("query");
           const bytes = new Uint8Array(await c.req.arrayBuffer());
           const result = await plugins.installTarball({ bytes, enable: enable === "true" });
           return c.json({ plugin: result.plugin }, result.created ? 201 : 200);
         }
-        const body = await readJson(c, installBody);
         const result = await plugins.install({
           name: body.npmName,
           version: body.version,
@@ -113,7 +110,7 @@ export function createPluginRoutes(deps: {
         },
       },
       async (c) => {
-        const body = await readJson(c, uninstallBody);
+        const body = c.req.valid("json");
         return c.json(await plugins.uninstall({ specifier: body.specifier, purge: body.purge }));
       },
     )
@@ -141,7 +138,7 @@ export function createPluginRoutes(deps: {
         query: toggleQuery,
         responses: { 200: { description: "The plugin", schema: onePluginSchema } },
       },
-      toggle(true),
+      async (c) => c.json(await toggle(c.req.valid("param").slug, true, c.req.valid("query").name)),
     )
     .post(
       "/:slug/disable",
@@ -154,7 +151,7 @@ export function createPluginRoutes(deps: {
         query: toggleQuery,
         responses: { 200: { description: "The plugin", schema: onePluginSchema } },
       },
-      toggle(false),
+      async (c) => c.json(await toggle(c.req.valid("param").slug, false, c.req.valid("query").name)),
     )
     .get(
       "/:slug/ui/*",

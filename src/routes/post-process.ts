@@ -6,7 +6,6 @@ import { AppError } from "../errors.ts";
 import { appContextSchema, parseAppContext } from "../formats/app-context.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { readJson } from "../http/validate.ts";
 import { abortReport, type PipelineEvent } from "../plugins/pipeline-events.ts";
 import { describes } from "../validation.ts";
 
@@ -84,7 +83,7 @@ export function createPostProcessRoutes(deps: {
       },
     },
     async (c) => {
-      const body = await readJson(c, bodySchema);
+      const body = c.req.valid("json");
       if (body.text.length > maxPostProcessChars) {
         throw new AppError(
           "text_too_long",

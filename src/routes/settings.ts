@@ -4,7 +4,6 @@ import { engineIds } from "../dictation/engines/ids.ts";
 import { engineOwning, engines } from "../dictation/engines/registry.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { readJson } from "../http/validate.ts";
 import {
   type SettingDef,
   type SettingKey,
@@ -14,7 +13,6 @@ import {
 } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { secretMask, settingViewSchema } from "../settings/service.ts";
-import { parseOrThrow } from "../validation.ts";
 
 const keyParams = v.object({
   key: v.pipe(v.string(), v.minLength(1), v.maxLength(100, "key must be at most 100 characters")),
@@ -101,8 +99,6 @@ export function createSettingsRoutes(deps: {
     ),
   });
 
-  const keyOf = (params: unknown) => parseOrThrow(keyParams, params, "invalid_request", "path").key;
-
   return documentedRoutes(deps.docs, "/api/settings", "Settings")
     .get(
       "/",
@@ -137,7 +133,7 @@ export function createSettingsRoutes(deps: {
         params: keyParams,
         responses: { 200: { description: "The setting", schema: settingViewSchema } },
       },
-      (c) => c.json(settings.view(keyOf(c.req.param()))),
+      (c) => c.json(settings.view(c.req.valid("param").key)),
     )
     .put(
       "/:key",
@@ -150,11 +146,7 @@ export function createSettingsRoutes(deps: {
         body: putBody,
         responses: { 200: { description: "The stored setting", schema: settingViewSchema } },
       },
-      async (c) => {
-        const key = keyOf(c.req.param());
-        const body = await readJson(c, putBody);
-        return c.json(settings.set(key, body.value));
-      },
+      (c) => c.json(settings.set(c.req.valid("param").key, c.req.valid("json").value)),
     )
     .delete(
       "/:key",
@@ -167,7 +159,7 @@ export function createSettingsRoutes(deps: {
         responses: { 204: { description: "Reset or deleted" } },
       },
       (c) => {
-        settings.reset(keyOf(c.req.param()));
+        settings.reset(c.req.valid("param").key);
         return c.body(null, 204);
       },
     );
