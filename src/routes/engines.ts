@@ -8,7 +8,7 @@ import { noTimings } from "../dictation/result.ts";
 import { engineRunErrors } from "../error-codes.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { describes, parseOrThrow } from "../validation.ts";
+import { describes } from "../validation.ts";
 
 const modelSchema = v.object({
   id: v.string(),
@@ -67,7 +67,7 @@ export function createEnginesRoutes(deps: { engines: EngineContext; recogniser: 
         responses: { 200: { description: "The engine answered", schema: checkSchema } },
       },
       async (c) => {
-        const { id } = parseOrThrow(idParams, c.req.param(), "invalid_request", "path");
+        const { id } = c.req.valid("param");
         const started = performance.now();
         const { engine } = await deps.recogniser.recognisePiece({
           pcm: checkAudio,

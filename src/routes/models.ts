@@ -4,8 +4,6 @@ import { engineIds } from "../dictation/engines/ids.ts";
 import { type EngineModelServices, storeEngines } from "../dictation/engines/stores.ts";
 import type { ApiDocs } from "../http/api-docs.ts";
 import { documentedRoutes } from "../http/documented-routes.ts";
-import { readQuery } from "../http/validate.ts";
-import { parseOrThrow } from "../validation.ts";
 
 const idParams = v.object({ id: v.pipe(v.string(), v.minLength(1), v.maxLength(100)) });
 /** Which engine's models: one whose models are files to download (default: the selected one, if so). */
@@ -66,7 +64,6 @@ export function createModelsRoutes(deps: {
   settings: { get(key: "stt_engine"): EngineId };
   docs: ApiDocs;
 }) {
-  const idOf = (params: unknown) => parseOrThrow(idParams, params, "invalid_request", "path").id;
   /** The store a request means: `?engine=`, else the selected engine's, else the first engine's. */
   const modelsOf = (engine: EngineId | undefined) => {
     const selected = deps.settings.get("stt_engine");
@@ -86,7 +83,7 @@ export function createModelsRoutes(deps: {
         query: engineQuery,
         responses: { 200: { description: "Overview", schema: overviewSchema } },
       },
-      (c) => c.json(modelsOf(readQuery(c, engineQuery).engine).overview()),
+      (c) => c.json(modelsOf(c.req.valid("query").engine).overview()),
     )
     .post(
       "/:id/pull",
@@ -103,8 +100,8 @@ export function createModelsRoutes(deps: {
         },
       },
       (c) => {
-        const models = modelsOf(readQuery(c, engineQuery).engine);
-        const { status, joined, download } = models.pull(idOf(c.req.param()));
+        const models = modelsOf(c.req.valid("query").engine);
+        const { status, joined, download } = models.pull(c.req.valid("param").id);
         return c.json({ status, joined, download }, status === "installed" ? 200 : 202);
       },
     )
@@ -120,8 +117,8 @@ export function createModelsRoutes(deps: {
         responses: { 204: { description: "Deleted" } },
       },
       async (c) => {
-        const { force, engine } = readQuery(c, deleteQuery);
-        await modelsOf(engine).remove(idOf(c.req.param()), { force: force === "true" });
+        const { force, engine } = c.req.valid("query");
+        await modelsOf(engine).remove(c.req.valid("param").id, { force: force === "true" });
         return c.body(null, 204);
       },
     );
