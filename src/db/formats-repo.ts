@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { AppError } from "../errors.ts";
+import type { FormatOrderField } from "../formats/schemas.ts";
 import { formatStyleSchema } from "../formats/style.ts";
 import type { BuiltinFormat, Format, FormatInput, FormatItem } from "../formats/types.ts";
 import type { Page } from "../lists.ts";
@@ -20,9 +21,6 @@ export interface FormatRow {
   created_at: string;
   updated_at: string;
 }
-
-export const formatOrderFields = ["label", "priority", "createdAt", "updatedAt"] as const;
-export type FormatOrderField = (typeof formatOrderFields)[number];
 
 export interface FormatsRepo {
   list(query: ListQuery<FormatOrderField>): Page<Format>;

@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import { formatOrderFields } from "../db/formats-repo.ts";
 import { listQuerySchema } from "../lists.ts";
 import { appContextSchema } from "./app-context.ts";
 import { compilePattern, maxPatternLength } from "./pattern.ts";
@@ -82,6 +81,10 @@ export const formatItemSchema = v.object({
   style: v.optional(v.object(formatStyleSchema.entries), {}),
   builtinKey: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(100)))),
 });
+
+/** What a list of formats may be ordered by. */
+export const formatOrderFields = ["label", "priority", "createdAt", "updatedAt"] as const;
+export type FormatOrderField = (typeof formatOrderFields)[number];
 
 export const formatListQuerySchema = listQuerySchema(formatOrderFields, "label");
 
