@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import * as v from "valibot";
 import { CsvError, parseCsv, toCsv } from "../data/csv.ts";
-import type { TableSpec } from "../data/table-spec.ts";
 import { AppError, payloadTooLarge } from "../errors.ts";
+import type { TableSpec } from "../lexicon/table-spec.ts";
 import { parseJsonBody } from "./json-body.ts";
 import { requireMediaType } from "./validate.ts";
 

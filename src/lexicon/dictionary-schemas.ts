@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import type { TableSpec } from "../data/table-spec.ts";
 import { dictionaryOrderFields } from "../db/dictionary-repo.ts";
 import { foldCase } from "../fold.ts";
 import { listQuerySchema } from "../lists.ts";
 import { keySchema } from "./keyed-schemas.ts";
+import type { TableSpec } from "./table-spec.ts";
 
 /** Limits on the dictionary; the route docs quote them. */
 export const dictionaryLimits = {

@@ -1,9 +1,9 @@
 import * as v from "valibot";
-import type { TableSpec } from "../data/table-spec.ts";
 import { vocabularyOrderFields } from "../db/vocabulary-repo.ts";
 import { foldCase } from "../fold.ts";
 import { listQuerySchema } from "../lists.ts";
 import { keySchema } from "./keyed-schemas.ts";
+import type { TableSpec } from "./table-spec.ts";
 
 /** Limits on the vocabulary; the route docs quote them. */
 export const vocabularyLimits = {

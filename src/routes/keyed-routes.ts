@@ -1,5 +1,4 @@
 import * as v from "valibot";
-import type { TableSpec } from "../data/table-spec.ts";
 import type { KeyedRepo } from "../db/keyed-repo.ts";
 import type { ListQuery } from "../db/list-sql.ts";
 import { AppError, notFound } from "../errors.ts";
@@ -14,6 +13,7 @@ import {
   readTable,
   sendTable,
 } from "../http/table-io.ts";
+import type { TableSpec } from "../lexicon/table-spec.ts";
 import { pageSchema } from "../lists.ts";
 import type { KeyedDocsSpec } from "./keyed-docs.ts";
 
