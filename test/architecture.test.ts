@@ -54,6 +54,22 @@ describe("the import graph of src/", () => {
   });
 });
 
+describe("the rooms of the domain", () => {
+  // A lower room that imported a higher one would make the two one floor (docs/ARCHITECTURE.md,
+  // "What may import what"); Biome's rules cover the transports, these pairs sit inside the domain.
+  test.each([
+    ["src/formats/", "src/db/"],
+    ["src/lexicon/", "src/data/"],
+  ])("%s imports nothing from %s", (from, to) => {
+    const found = [...importGraph()].flatMap(([file, targets]) =>
+      file.startsWith(from)
+        ? targets.filter((target) => target.startsWith(to)).map((t) => `${file} → ${t}`)
+        : [],
+    );
+    expect(found).toEqual([]);
+  });
+});
+
 describe("the engine registry", () => {
   // An engine is a folder, a line in ids.ts and one in registry.ts (docs/ARCHITECTURE.md, "Add a
   // speech engine"); a place elsewhere that names one by its id would be silently wrong for the next.
