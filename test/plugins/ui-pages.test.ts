@@ -76,12 +76,18 @@ describe("GET /api/plugins/<slug>/ui/…", () => {
     "/api/plugins/fx-routes/ui/index.html.",
     "/api/plugins/fx-routes/ui/INDEX.HTML",
     "/api/plugins/fx-routes/ui/missing.html",
-    "/api/plugins/fx-routes/%75i/index.html",
     "/api/plugins/nobody/ui/index.html",
   ])("%s is a 404", async (path) => {
     const app = await routesApp();
     const res = await app.request(path);
     expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain("export default");
+  });
+
+  test("a percent-encoded letter of /ui/ is refused as another spelling (400 non_canonical_path)", async () => {
+    const app = await routesApp();
+    const res = await app.request("/api/plugins/fx-routes/%75i/index.html");
+    expect(res.status).toBe(400);
     expect(await res.text()).not.toContain("export default");
   });
 
