@@ -16,7 +16,7 @@ import { createScheduler } from "./scheduler.ts";
 import type { TextPipeline, TextPipelineDeps } from "./text/pipeline.ts";
 import { cachedByVersion, createTextService } from "./text/text-service.ts";
 import { createTranscriber, type Transcriber } from "./transcriber.ts";
-import { trimMemory } from "./trim-memory.ts";
+import { releaseMemory } from "./trim-memory.ts";
 import { energyModel } from "./vad/energy.ts";
 import { createVad, type Vad } from "./vad/vad.ts";
 
@@ -86,8 +86,7 @@ export function createDictation(options: DictationOptions): Dictation {
         return false;
       }
       const loaded = engines.loaded();
-      await engines.close();
-      trimMemory();
+      await releaseMemory(() => engines.close());
       if (loaded.length === 0) return true;
       logger.info("speech engines unloaded after keep_alive", { engines: loaded });
       return true;

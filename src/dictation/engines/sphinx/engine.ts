@@ -89,6 +89,7 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
     });
   }
   const worker = new Worker(workerSpecifier());
+  const ended = new Promise((resolve) => worker.addEventListener("close", resolve, { once: true }));
   // Bun's Worker has ref/unref; the DOM lib's type, which tsconfig also loads, does not declare them.
   const handle = worker as unknown as { ref(): void; unref(): void };
   const pending = new Map<
@@ -206,6 +207,8 @@ export async function createSphinxEngine(options: SphinxEngineOptions = {}): Pro
         await Promise.race([closed, Bun.sleep(5000)]).catch(() => {});
       }
       worker.terminate();
+      // The thread frees the rest of its C heap as it ends: keep_alive trims after that.
+      await Promise.race([ended, Bun.sleep(5000)]);
     },
   };
 }
