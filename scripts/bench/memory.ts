@@ -2,7 +2,8 @@
 // after one upload of each compressed format (each loads its WASM decoder once, for the life of
 // the process), then every few rounds of mixed requests over 127.0.0.1 (damaged audio among them),
 // a burst of large bodies, and the whisper engine (synthetic tiny.en model). What the warm-up holds
-// is paid once; growth between later rounds is what a leak would look like.
+// is paid once; growth between later rounds is what a leak would look like. First, keep_alive with
+// each engine: RSS once it has passed against idle.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -169,11 +170,23 @@ async function timed(probe: Probe): Promise<number> {
   return performance.now() - started;
 }
 
+type KeepAliveEngine = "whisper" | "sphinx";
+
+interface KeepAliveFigures {
+  idle: number;
+  after: number;
+  withinMs: number;
+  cold: number;
+  warm: number;
+  again: number;
+}
+
 /**
- * keep_alive: a fresh binary with a whisper model installed, idle; warm after two dictations; then
- * RSS as keep_alive passes, against the idle figure; and what the first dictation pays cold.
+ * keep_alive with one engine: a fresh binary (a whisper model installed), idle; warm after two
+ * dictations; then RSS as keep_alive passes, against the idle figure; and what the first dictation
+ * pays cold.
  */
-async function keepAlive(): Promise<void> {
+async function keepAlive(engine: KeepAliveEngine): Promise<KeepAliveFigures> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-keep-alive-"));
   mkdirSync(join(dir, "models"));
   copyFileSync(syntheticModel("tiny.en"), join(dir, "models", "ggml-base.en.bin"));
@@ -184,9 +197,10 @@ async function keepAlive(): Promise<void> {
     await Bun.sleep(1000);
     const idle = probe.record("start (idle 1 s; a whisper model installed, not loaded)");
     await probe.json("/api/settings/keep_alive", "PUT", { value: `${KEEP_ALIVE_S}s` });
+    await probe.json("/api/settings/stt_engine", "PUT", { value: engine });
     const cold = await timed(probe);
-    const warmMs = await timed(probe);
-    probe.record("two whisper dictations (model and detector loaded)");
+    const warm = await timed(probe);
+    probe.record(`two ${engine} dictations (engine and detector loaded)`);
     // Sampled until keep_alive + 10 s: when RSS first came within 1.3× idle, and where it stands then.
     const released = performance.now();
     let withinMs = Number.NaN;
@@ -199,17 +213,9 @@ async function keepAlive(): Promise<void> {
     const after = probe.record(`keep_alive (${KEEP_ALIVE_S} s) + 10 s`);
     const again = await timed(probe);
     probe.record("the next dictation (loaded again)");
-    console.log(`\nkeep_alive: the compiled binary, synthetic tiny.en (75 MB), keep_alive ${KEEP_ALIVE_S} s`);
+    console.log(`\nkeep_alive ${KEEP_ALIVE_S} s with ${engine}: the compiled binary`);
     table(probe.rows);
-    table([
-      ["measure", "value", "target"],
-      ["RSS at keep_alive + 10 s ÷ idle", fmt(after / idle, 2), "≤ 1.3"],
-      ["first within 1.3× idle after", `${fmt(withinMs / 1000, 1)} s`, `≤ ${KEEP_ALIVE_S + 10} s`],
-      ["first dictation, cold (loads model and detector)", `${fmt(cold, 0)} ms`, ""],
-      ["the same dictation, warm", `${fmt(warmMs, 0)} ms`, ""],
-      ["after keep_alive, cold again", `${fmt(again, 0)} ms`, ""],
-      ["what cold costs (cold − warm)", `${fmt(cold - warmMs, 0)} ms`, ""],
-    ]);
+    return { idle, after, withinMs, cold, warm, again };
   } finally {
     server.proc.kill();
     await server.proc.exited;
@@ -217,9 +223,37 @@ async function keepAlive(): Promise<void> {
   }
 }
 
+/** keep_alive with whisper (synthetic tiny.en, 75 MB) and with sphinx, each on a fresh binary, side by side. */
+async function keepAliveEngines(): Promise<void> {
+  const whisper = await keepAlive("whisper");
+  const sphinx = await keepAlive("sphinx");
+  const row = (label: string, of: (f: KeepAliveFigures) => string, target = "") => [
+    label,
+    of(whisper),
+    of(sphinx),
+    target,
+  ];
+  console.log("");
+  table([
+    ["measure", "whisper", "sphinx", "target"],
+    row("idle RSS (MiB)", (f) => fmt(f.idle)),
+    row("RSS at keep_alive + 10 s (MiB)", (f) => fmt(f.after)),
+    row("RSS at keep_alive + 10 s ÷ idle", (f) => fmt(f.after / f.idle, 2), "≤ 1.3"),
+    row(
+      "first within 1.3× idle after",
+      (f) => (Number.isNaN(f.withinMs) ? "never" : `${fmt(f.withinMs / 1000, 1)} s`),
+      `≤ ${KEEP_ALIVE_S + 10} s`,
+    ),
+    row("first dictation, cold (loads engine and detector)", (f) => `${fmt(f.cold, 0)} ms`),
+    row("the same dictation, warm", (f) => `${fmt(f.warm, 0)} ms`),
+    row("after keep_alive, cold again", (f) => `${fmt(f.again, 0)} ms`),
+    row("what cold costs (cold − warm)", (f) => `${fmt(f.cold - f.warm, 0)} ms`),
+  ]);
+}
+
 export async function run(): Promise<void> {
   await build();
-  await keepAlive();
+  await keepAliveEngines();
   // BENCH_ONLY=keep_alive: only that part (a minute, against the mixed rounds' four).
   if (process.env.BENCH_ONLY === "keep_alive") return;
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-memory-"));
