@@ -112,6 +112,14 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     });
     return error;
   };
+  /** 401 for a request with no usable credential, logged with the client's address. */
+  const unauthorized = (request: Request, info: RequestInfo, message: string): AppError =>
+    refuse(
+      info,
+      client.address(request, info),
+      null,
+      new AppError("unauthorized", message, { headers: { "WWW-Authenticate": 'Bearer realm="svc"' } }),
+    );
   /** The refusal for an address past its wrong keys a minute: retry after `wait` ms. */
   const tooManyAttempts = (info: RequestInfo, address: string, wait: number): AppError => {
     const seconds = Math.ceil(wait / 1000);
@@ -168,15 +176,10 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
       if (tokens.length > 1) {
         // Cookies are shared by every port of a host: a page on another port can set one that a
         // browser sends beside svc's own. Neither is taken.
-        throw refuse(
+        throw unauthorized(
+          request,
           info,
-          client.address(request, info),
-          null,
-          new AppError(
-            "unauthorized",
-            "This request carried more than one svc session cookie: a page on another port of this host set one. Log in again; if this repeats, clear this site's cookies.",
-            { headers: { "WWW-Authenticate": 'Bearer realm="svc"' } },
-          ),
+          "This request carried more than one svc session cookie: a page on another port of this host set one. Log in again; if this repeats, clear this site's cookies.",
         );
       }
       const token = tokens[0];
@@ -190,15 +193,10 @@ export function createAccessGate(options: AccessGateOptions): AccessGate {
     const needed = options.routeAccess(method, path);
     if (needed === "open") return;
     if (principal.role === null) {
-      throw refuse(
+      throw unauthorized(
+        request,
         info,
-        client.address(request, info),
-        null,
-        new AppError(
-          "unauthorized",
-          "svc requires a key from this address: send Authorization: Bearer svck_…, or log in to the console. An admin creates keys with svc keys create on svc's machine, or on the console's Access screen.",
-          { headers: { "WWW-Authenticate": 'Bearer realm="svc"' } },
-        ),
+        "svc requires a key from this address: send Authorization: Bearer svck_…, or log in to the console. An admin creates keys with svc keys create on svc's machine, or on the console's Access screen.",
       );
     }
     if (needed === "admin") {
