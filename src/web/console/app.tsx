@@ -43,19 +43,17 @@ function Nav(props: { path: string; role: Session["role"] }) {
   // On a phone the menu is a button that opens the list; choosing a screen closes it again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [props.path]);
-  // Escape closes the phone menu, and the focus goes back to the button that opened it.
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: KeyboardEvent) => {
-      if (event.key !== "Escape") return;
-      setOpen(false);
-      document.querySelector<HTMLButtonElement>(".nav-toggle")?.focus();
-    };
-    addEventListener("keydown", close);
-    return () => removeEventListener("keydown", close);
-  }, [open]);
   return (
-    <nav class={`nav${open ? " nav-open" : ""}`} aria-label="svc">
+    <nav
+      class={`nav${open ? " nav-open" : ""}`}
+      aria-label="svc"
+      // Escape closes the phone menu (the focus is inside it), back on the button that opened it.
+      onKeyDown={(event) => {
+        if (event.key !== "Escape" || !open) return;
+        setOpen(false);
+        event.currentTarget.querySelector<HTMLButtonElement>(".nav-toggle")?.focus();
+      }}
+    >
       <a class="brand" href="/">
         svc
       </a>
