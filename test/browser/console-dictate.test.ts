@@ -227,6 +227,19 @@ describe("the Dictate screen", () => {
   }, 30_000);
 
   test("offers the languages the language setting lists, named in the reader's language", async () => {
+    // The choices are the selected engine's: sphinx speaks English alone, so for this test whisper
+    // with a multilingual model (the setting decides; the model need not be installed).
+    const put = (key: string, value: unknown) =>
+      fetch(`${suite.svc.url}/api/settings/${key}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ value }),
+      });
+    const engineBefore = (
+      (await (await fetch(`${suite.svc.url}/api/settings/stt_engine`)).json()) as { value: string }
+    ).value;
+    expect((await put("stt_engine", "whisper")).status).toBe(200);
+    expect((await put("stt_model", "base")).status).toBe(200);
     const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: desktop });
     const schema = (await (await fetch(`${suite.svc.url}/api/settings/schema`)).json()) as {
       items: { key: string; schema: { examples?: string[] } }[];
@@ -251,6 +264,8 @@ describe("the Dictate screen", () => {
     expect(await page.evaluate(() => localStorage.getItem("svc.language"))).toBe("de");
     expect(problems).toEqual([]);
     await page.context().close();
+    await fetch(`${suite.svc.url}/api/settings/stt_model`, { method: "DELETE" });
+    expect((await put("stt_engine", engineBefore)).status).toBe(200);
   }, 30_000);
 
   test("a file that is not audio gets a sentence, not a crash", async () => {
