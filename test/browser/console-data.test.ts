@@ -382,10 +382,23 @@ describe("the history screen", () => {
     await doomed.waitFor({ state: "detached" });
     // Hidden at once, deleted only once Undo has had its time: Undo brings it back untouched.
     expect((await history()).total).toBe(2);
-    await page
+    // The focus went to the notice's Undo (not to the page's body): Enter takes it.
+    const undo = page
       .locator(".toast", { hasText: "Deleted the dictation." })
-      .getByRole("button", { name: "Undo" })
-      .click();
+      .getByRole("button", { name: "Undo" });
+    await until(
+      () => page.evaluate(() => document.activeElement?.textContent ?? ""),
+      (text) => text === "Undo",
+    );
+    await page.keyboard.press("Enter");
+    await doomed.waitFor();
+    expect(await undo.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    // Ctrl+Z is the same Undo.
+    await doomed.getByRole("button", { name: /^Delete the dictation from / }).click();
+    await doomed.getByRole("button", { name: /^Confirm delete the dictation from / }).click();
+    await doomed.waitFor({ state: "detached" });
+    await page.keyboard.press("Control+z");
     await doomed.waitFor();
     await Bun.sleep(undoMs + 500);
     expect((await history()).total).toBe(2);

@@ -19,7 +19,25 @@ function publish(toasts: Toast[]) {
   for (const listener of listeners) listener(current);
 }
 
-const dismiss = (id: number) => publish(current.filter((toast) => toast.id !== id));
+const dismiss = (id: number) => {
+  // A notice that held the focus (its Undo) gives it to the screen, not to the page's body.
+  const focused = document.activeElement?.closest?.(`[data-toast="${id}"]`);
+  publish(current.filter((toast) => toast.id !== id));
+  if (focused) document.getElementById("main")?.focus();
+};
+
+// The Undo on offer now: Ctrl+Z (or Cmd+Z), outside a text field, takes it.
+let latestUndo: (() => void) | undefined;
+if (typeof addEventListener === "function") {
+  addEventListener("keydown", (event: KeyboardEvent) => {
+    if (event.key.toLowerCase() !== "z" || !(event.ctrlKey || event.metaKey) || event.shiftKey) return;
+    const target = event.target;
+    if (target instanceof HTMLElement && target.closest("input, textarea, select, [contenteditable]")) return;
+    if (!latestUndo) return;
+    event.preventDefault();
+    latestUndo();
+  });
+}
 
 /** Shows a notice for a few seconds (errors stay longer). */
 export function toast(message: string, variant: ToastVariant = "info"): void {
@@ -45,14 +63,22 @@ export function undoable(message: string, actions: { hide(): void; restore(): vo
     action: {
       label: "Undo",
       run() {
+        if (undone) return;
         undone = true;
+        if (latestUndo === item.action?.run) latestUndo = undefined;
         dismiss(item.id);
         actions.restore();
       },
     },
   };
   publish([...current.slice(-3), item]);
+  latestUndo = item.action?.run;
+  // What was deleted is gone from the screen: the focus goes to its Undo, one Enter away.
+  requestAnimationFrame(() =>
+    document.querySelector<HTMLButtonElement>(`[data-toast="${item.id}"] button`)?.focus(),
+  );
   setTimeout(() => {
+    if (latestUndo === item.action?.run) latestUndo = undefined;
     dismiss(item.id);
     if (!undone) actions.commit();
   }, undoMs);
@@ -67,10 +93,15 @@ export function Toasts() {
   return (
     <div class="toasts" role="status" aria-live="polite">
       {toasts.map((item) => (
-        <div key={item.id} class={`toast toast-${item.variant}`}>
+        <div key={item.id} class={`toast toast-${item.variant}`} data-toast={item.id}>
           {item.message}
           {item.action && (
-            <button type="button" class="link" onClick={item.action.run}>
+            <button
+              type="button"
+              class="link"
+              onClick={item.action.run}
+              aria-keyshortcuts={item.action.label === "Undo" ? "Control+Z" : undefined}
+            >
               {item.action.label}
             </button>
           )}
