@@ -8,7 +8,6 @@ import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { closeDecodeWorker, decodeAudio, encodeWav } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
-import { activeModelId } from "./engines/models.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import type { EngineStores } from "./engines/stores.ts";
 import { createKeepAlive, keepAliveMs } from "./keep-alive.ts";
@@ -138,7 +137,9 @@ export function createDictation(options: DictationOptions): Dictation {
       language: services.settings.get("language"),
       hookTimeoutMs: services.settings.get("hook_timeout_ms"),
       engine: services.settings.get("stt_engine"),
-      modelOf: (engine) => activeModelId({ settings: services.settings, stores: options.stores }, engine),
+      // The engine's own choice (sphinx: en-us), from the settings: no model listing per dictation.
+      modelOf: (engine) =>
+        engineDefinition(engine).activeModel({ settings: services.settings, stores: options.stores }),
     }),
     encodeWav: (pcm) => encodeWav(pcm),
     decodeWav: async (bytes) =>

@@ -68,6 +68,11 @@ export interface EngineDefinition {
    * from the terms (and its output is checked for prompt echoes); `words` hands it the terms.
    */
   readonly bias: "prompt" | "words";
+  /**
+   * The model it answers with now, as the settings choose it: what plugin hooks are told as
+   * `modelId` and what GET /api/models marks active. Cheap: it reads the settings, not the disk.
+   */
+  activeModel(context: EngineContext): string;
   /** The models it can answer with now, the active one first (listed even when it is not installed). */
   models(context: EngineContext): EngineModel[];
   /**

@@ -35,14 +35,6 @@ export function requestableModels(context: EngineContext): (EngineModel & { engi
 }
 
 /**
- * The model `engine` answers with now (the settings' choice): what beforeTranscribe hooks are told
- * as `modelId` and what history records when no engine ran. Each engine says it, not `stt_model`.
- */
-export function activeModelId(context: EngineContext, engine: EngineId): string {
-  return engines[engine].models(context).find((model) => model.active)?.id ?? "";
-}
-
-/**
  * The languages the selected engine's active model speaks, as ISO 639 codes (empty when it is not
  * known): the choices the console offers for the `language` setting.
  */

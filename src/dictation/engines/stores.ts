@@ -3,7 +3,6 @@ import type { EventBus } from "../../events.ts";
 import type { Logger } from "../../logger.ts";
 import type { EngineSettings, EngineStores } from "./definition.ts";
 import { type EngineId, engineIds } from "./ids.ts";
-import { activeModelId } from "./models.ts";
 import { engines } from "./registry.ts";
 import type { ModelPreset } from "./store/presets.ts";
 import { createModelService, type ModelService } from "./store/service.ts";
@@ -76,7 +75,7 @@ export function createEngineModelServices(options: {
       baseUrl: options.baseUrl || spec.defaultBaseUrl,
       events: options.events,
       logger: options.logger,
-      activeModel: () => activeModelId(context, engine),
+      activeModel: () => engines[engine].activeModel(context),
     });
   }
   return services;

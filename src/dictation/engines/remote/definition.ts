@@ -18,13 +18,15 @@ export const remoteEngine: EngineDefinition = {
   // A server may take several requests at once; how many is the user's call.
   concurrency: (settings) => settings.get("remote_stt_concurrency"),
   bias: "prompt",
-  models({ settings }) {
+  activeModel: ({ settings }) => settings.get("remote_stt_model") ?? "(remote_stt_model not set)",
+  models(context) {
+    const { settings } = context;
     const model = settings.get("remote_stt_model");
     const baseUrl = settings.get("remote_stt_base_url");
     const configured = baseUrl !== null && model !== null;
     return [
       {
-        id: model ?? "(remote_stt_model not set)",
+        id: remoteEngine.activeModel(context),
         installed: configured,
         active: true,
         // Whatever the server's model speaks: whisper's languages, the common case.

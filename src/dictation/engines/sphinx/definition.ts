@@ -2,6 +2,8 @@ import { AppError } from "../../../errors.ts";
 import type { EngineDefinition } from "../definition.ts";
 import { createSphinxEngine, probeSphinx, SPHINX_WORKER_ENTRY } from "./engine.ts";
 
+const sphinxModel = "en-us";
+
 /** CMU PocketSphinx through Debian's library, English only, in a Worker; biased by vocabulary words. */
 export const sphinxEngine: EngineDefinition = {
   title: "PocketSphinx (on this machine)",
@@ -10,11 +12,13 @@ export const sphinxEngine: EngineDefinition = {
   settings: [],
   concurrency: () => 1,
   bias: "words",
+  // One model, the one Debian installs.
+  activeModel: () => sphinxModel,
   models() {
     const availability = probeSphinx();
     return [
       {
-        id: "en-us",
+        id: sphinxModel,
         installed: availability.available,
         active: true,
         languages: ["en"],
@@ -26,7 +30,6 @@ export const sphinxEngine: EngineDefinition = {
       },
     ];
   },
-  // One model, the one Debian installs.
   modelPerRequest: false,
   select() {
     const availability = probeSphinx();
@@ -35,7 +38,7 @@ export const sphinxEngine: EngineDefinition = {
         details: { hint: availability.hint },
       });
     }
-    return { model: "en-us", key: "en-us", create: () => createSphinxEngine() };
+    return { model: sphinxModel, key: sphinxModel, create: () => createSphinxEngine() };
   },
   workerEntries: [SPHINX_WORKER_ENTRY],
 };

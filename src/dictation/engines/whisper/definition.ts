@@ -78,6 +78,7 @@ export const whisperEngine: EngineDefinition = {
   // It uses every core: one unit at a time.
   concurrency: () => 1,
   bias: "prompt",
+  activeModel: ({ settings }) => settings.get("stt_model"),
   models: whisperModels,
   modelPerRequest: true,
   store: {
