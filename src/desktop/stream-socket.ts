@@ -2,7 +2,7 @@ import { keyNameOf, type Principal } from "../access/principal.ts";
 import type { LiveConnection, LiveDriver } from "../dictation/live/driver.ts";
 import { AppError, isAppError } from "../errors.ts";
 import { parseAppContext } from "../formats/app-context.ts";
-import type { OpenSockets, Socket, SocketEvents } from "../http/sockets.ts";
+import { assertFrameFits, type OpenSockets, type Socket, type SocketEvents } from "../http/sockets.ts";
 import type { Logger } from "../logger.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { cleanedOf } from "./answers.ts";
@@ -175,14 +175,7 @@ export function streamSocket(
     }
 
     function receive(message: string | Buffer): void {
-      const size = typeof message === "string" ? Buffer.byteLength(message) : message.byteLength;
-      const maxFrameBytes = deps.maxFrameBytes();
-      if (size > maxFrameBytes) {
-        throw new AppError(
-          "payload_too_large",
-          `A message of ${size} bytes is over SVC_DICTATE_MAX_FRAME_SIZE (${maxFrameBytes}); send smaller frames.`,
-        );
-      }
+      assertFrameFits(message, deps.maxFrameBytes());
       if (typeof message !== "string") {
         // Frames after a cancel, a commit or an error are the tail of that recording: dropped.
         current?.catchUp.push(message);

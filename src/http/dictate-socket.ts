@@ -9,7 +9,7 @@ import {
 } from "../dictation/live/protocol.ts";
 import { AppError, isAppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { OpenSockets, Socket, SocketEvents } from "./sockets.ts";
+import { assertFrameFits, type OpenSockets, type Socket, type SocketEvents } from "./sockets.ts";
 
 // GET /api/dictate's WebSocket: its messages (dictation/live/protocol.ts) translated into one live
 // dictation through the driver (dictation/live/driver.ts), which holds every rule of the session.
@@ -49,14 +49,7 @@ export function dictateSocket(
     }
 
     function receive(live: LiveConnection, message: string | Buffer): void {
-      const size = typeof message === "string" ? Buffer.byteLength(message) : message.byteLength;
-      const maxFrameBytes = deps.maxFrameBytes();
-      if (size > maxFrameBytes) {
-        throw new AppError(
-          "payload_too_large",
-          `A message of ${size} bytes is over SVC_DICTATE_MAX_FRAME_SIZE (${maxFrameBytes}); send smaller frames.`,
-        );
-      }
+      assertFrameFits(message, deps.maxFrameBytes());
       if (typeof message !== "string") {
         if (!live.dictating)
           throw new AppError("invalid_request", 'Send {"type":"start",…} before audio frames.');

@@ -140,3 +140,17 @@ export function createOpenSockets(ended: CredentialEnded = () => null, everyMs =
     },
   };
 }
+
+/**
+ * Refuses a live dictation's message over SVC_DICTATE_MAX_FRAME_SIZE (413 payload_too_large, which
+ * the socket closes 1009): /api/dictate's and the desktop app's /stream alike.
+ */
+export function assertFrameFits(message: string | Buffer, maxFrameBytes: number): void {
+  const size = typeof message === "string" ? Buffer.byteLength(message) : message.byteLength;
+  if (size > maxFrameBytes) {
+    throw new AppError(
+      "payload_too_large",
+      `A message of ${size} bytes is over SVC_DICTATE_MAX_FRAME_SIZE (${maxFrameBytes}); send smaller frames.`,
+    );
+  }
+}
