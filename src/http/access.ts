@@ -34,17 +34,26 @@ export interface AccessGateOptions {
 /** Decides who the request is from and whether they may make it; sets `info.principal` or throws. */
 export type AccessGate = (request: Request, method: string, info: RequestInfo, path: string) => void;
 
+/** Whether one `name=value` part of a Cookie header is svc's session cookie, under either name. */
+function isSessionPart(part: string): boolean {
+  const at = part.indexOf("=");
+  const name = at > 0 ? part.slice(0, at).trim() : "";
+  return name === sessionCookie || name === secureSessionCookie;
+}
+
 /** The session cookies a request carries, under either name: more than one means one was planted. */
 export function sessionTokens(header: string | null): string[] {
   if (header === null) return [];
-  const tokens: string[] = [];
-  for (const part of header.split(";")) {
-    const at = part.indexOf("=");
-    if (at <= 0) continue;
-    const name = part.slice(0, at).trim();
-    if (name === sessionCookie || name === secureSessionCookie) tokens.push(part.slice(at + 1).trim());
-  }
-  return tokens;
+  return header
+    .split(";")
+    .filter(isSessionPart)
+    .map((part) => part.slice(part.indexOf("=") + 1).trim());
+}
+
+/** A Cookie header without svc's session cookies; null when nothing else is left. */
+export function withoutSessionCookies(header: string): string | null {
+  const others = header.split(";").filter((part) => !isSessionPart(part));
+  return others.length > 0 ? others.join(";").trim() : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { AppError, notFound, reasonOf } from "../errors.ts";
+import { sessionCheckHeader, sessionTokens, withoutSessionCookies } from "../http/access.ts";
 import { requestInfoOf } from "../http/request-info.ts";
 import type { Namespace } from "../http/route-table.ts";
 import type { AppEnv } from "../http/types.ts";
@@ -21,22 +22,19 @@ export function namespaceSlug(path: string): string | undefined {
 
 // The caller's credentials are svc's: the access gate has judged them, and plugin code never sees
 // them (a plugin could replay an admin's key or session against svc's own API).
-const credentialHeaders = ["authorization", "x-svc-session-check"];
-const sessionCookie = /^\s*(?:__Host-)?svc_session=/;
+const credentialHeaders = ["authorization", sessionCheckHeader];
 
 /** The request as a plugin gets it: no Authorization, no session check, no session cookie. */
 function withoutCredentials(request: Request): Request {
   const headers = request.headers;
   const cookie = headers.get("cookie");
-  const hasSession = cookie?.includes("svc_session=");
+  const hasSession = cookie !== null && sessionTokens(cookie).length > 0;
   if (!hasSession && !credentialHeaders.some((name) => headers.has(name))) return request;
   const kept = new Headers(headers);
   for (const name of credentialHeaders) kept.delete(name);
-  if (cookie !== null) {
-    const others = cookie.split(";").filter((part) => !sessionCookie.test(part));
-    if (others.length > 0) kept.set("cookie", others.join(";").trim());
-    else kept.delete("cookie");
-  }
+  const others = cookie === null ? null : withoutSessionCookies(cookie);
+  if (others !== null) kept.set("cookie", others);
+  else kept.delete("cookie");
   return new Request(request, { headers: kept });
 }
 
