@@ -223,6 +223,11 @@ describe("the Settings screen (compiled binary)", () => {
       () => setting("keep_alive"),
       (view) => view.value === "10m",
     );
+    // The field has taken the saved value back (its Save is idle again) before the next edit.
+    await field(page, "keep_alive")
+      .getByRole("button", { name: "Save" })
+      .and(page.locator(":disabled"))
+      .waitFor();
     await keepAlive.fill("300");
     await keepAlive.press("Enter");
     await until(
