@@ -93,7 +93,8 @@ describe("the Freestyle desktop app's dictation in Chromium", () => {
       expect(take.releaseToFinalMs).toBeLessThan(1500);
     }
     expect(released?.pasted).toBe("Go forward ten meters");
-    expect(await tab.locator("#pasted").inputValue()).toBe("Go forward ten meters");
+    // The page's text field is where the app pastes: every take's text, in order.
+    expect(await tab.locator("#pasted").inputValue()).toBe(takes.map((take) => take.pasted).join(""));
 
     // The same capture uploaded whole (the app's fallback), through Chromium's preflight: svc's
     // finished text is in `cleaned`. (Sphinx hears this page's downsampled capture less surely in
