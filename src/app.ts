@@ -30,6 +30,7 @@ import { createApiReferenceRoutes } from "./routes/api-reference.ts";
 import { createConsoleRoutes } from "./routes/console.ts";
 import { createDataTransferRoutes } from "./routes/data-transfer.ts";
 import { createDesktopRoutes } from "./routes/desktop.ts";
+import { createDevicesRoutes } from "./routes/devices.ts";
 import { createDictateRoutes } from "./routes/dictate.ts";
 import { createDictionaryRoutes } from "./routes/dictionary.ts";
 import { createEnginesRoutes } from "./routes/engines.ts";
@@ -151,6 +152,7 @@ export function createApp(deps: AppDeps) {
   mount(createAuthRoutes(accessDeps));
   mount(createKeysRoutes(accessDeps));
   mount(createAccessModeRoutes(accessDeps));
+  mount(createDevicesRoutes(deps));
   mount(createEventsRoutes({ ...deps, sockets }));
   mount(createDictateRoutes({ ...deps, sockets }));
   mount(

@@ -134,6 +134,10 @@ export const errorCodes = {
     summary: "SVC_AUTH is set in svc's environment, which decides: the stored choice cannot change it",
   },
   last_admin_key: { status: 409, summary: "the last admin key cannot be revoked while keys are required" },
+  keys_off: {
+    status: 409,
+    summary: "keys are off, so every device may use svc without a link; turn keys on first",
+  },
 
   // Models
   invalid_model_id: { status: 400, summary: "not a model name (letters, digits, . _ -)" },

@@ -25,6 +25,22 @@ export const createdKeySchema = v.object({
   key: v.string(),
 });
 
+export const createDeviceSchema = v.object({
+  name: keyNameSchema,
+  /** dictate unless asked: a phone or a colleague's laptop dictates; admin changes everything. */
+  role: v.optional(v.picklist(roles, "role must be admin or dictate"), "dictate"),
+});
+
+export const createdDeviceSchema = v.object({
+  ...keyInfoSchema.entries,
+  /** The one-time login code, bound to the new key: it works once, until `expiresAt`. */
+  code: v.string(),
+  /** When the code stops working (ISO 8601), 15 minutes after it was made. */
+  expiresAt: v.string(),
+  /** The login link's path: open it on svc's address (`/login?code=…`). */
+  path: v.string(),
+});
+
 export const keyNameParamsSchema = v.object({ name: keyNameSchema });
 
 export const loginSchema = v.pipe(

@@ -46,6 +46,12 @@ export const defaultSessionBounds: SessionBounds = {
   perKey: 20,
 };
 
+/** A one-time login code: it logs in once with its key, until `expiresAt` (ISO 8601). */
+export interface LoginCode {
+  code: string;
+  expiresAt: string;
+}
+
 /** How long a one-time login code works. */
 export const loginCodeTtlMs = 15 * 60 * 1000;
 // last_used_at is written at most this often per key: a write per request would cost the API its speed.
@@ -86,8 +92,8 @@ export interface AccessService {
    * was revoked (here, or by `svc keys revoke` beside the server), or its session logged out.
    */
   credentialEnded(keyId: string, session: string | null): string | null;
-  /** A code that logs in once as `keyId` within 15 minutes. */
-  createLoginCode(keyId: string): string;
+  /** A code that logs in once as `keyId` within 15 minutes (until `expiresAt`). */
+  createLoginCode(keyId: string): LoginCode;
   redeemCode(code: string): KeyInfo | null;
   /**
    * Keys are required and no admin key exists: makes one (its key is never shown) and a login
@@ -322,8 +328,9 @@ export function createAccessService(deps: {
     },
     createLoginCode(keyId) {
       const code = randomToken(18);
-      repo.insertCode(sha256(code), keyId, new Date(now() + loginCodeTtlMs).toISOString());
-      return code;
+      const expiresAt = new Date(now() + loginCodeTtlMs).toISOString();
+      repo.insertCode(sha256(code), keyId, expiresAt);
+      return { code, expiresAt };
     },
     redeemCode(code) {
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(code)) return null;
@@ -337,7 +344,7 @@ export function createAccessService(deps: {
       let name = "admin";
       for (let n = 2; byName(name); n++) name = `admin-${n}`;
       const { info } = service.createKey(name, "admin");
-      return { code: service.createLoginCode(info.id), key: info };
+      return { code: service.createLoginCode(info.id).code, key: info };
     },
   };
   return service;

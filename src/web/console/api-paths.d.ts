@@ -195,6 +195,44 @@ export interface paths {
       };
     };
   };
+  "/api/devices": {
+    /**
+     * Add a device: a new key and a one-time login link for it
+     * @description Makes a key with the role asked (dictate unless admin is asked) and a one-time login code bound to it, which works once within 15 minutes. Opening `path` on svc's address (the console shows it as a link and a QR code) logs that browser in with a session of the new key: the key itself is never answered. Refused while keys are off (409 keys_off): every device may use svc then without a link.
+     */
+    post: {
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            /**
+             * @default dictate
+             * @enum {string}
+             */
+            role?: "admin" | "dictate";
+          };
+        };
+      };
+      responses: {
+        /** @description The device's key (never the key itself) and its login code */
+        201: {
+          content: {
+            "application/json": {
+              name: string;
+              /** @enum {string} */
+              role: "admin" | "dictate";
+              createdAt: string;
+              lastUsedAt: string | null;
+              madeWhileOff: boolean;
+              code: string;
+              expiresAt: string;
+              path: string;
+            };
+          };
+        };
+      };
+    };
+  };
   "/api/events": {
     /**
      * Event stream (WebSocket)
@@ -2341,7 +2379,7 @@ export interface components {
       /** @enum {unknown} */
       type: "error";
       /** @enum {string} */
-      code: "bad_request" | "invalid_host" | "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_query" | "invalid_path" | "non_canonical_path" | "upgrade_failed" | "unauthorized" | "forbidden_role" | "untrusted_host" | "untrusted_origin" | "cross_origin_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "upgrade_required" | "too_fast" | "too_many_attempts" | "busy" | "internal" | "websocket_unavailable" | "storage_not_writable" | "storage_full" | "missing_audio" | "invalid_multipart" | "invalid_app_context" | "invalid_language" | "translation_unsupported" | "invalid_engine_option" | "audio_too_long" | "text_too_long" | "unsupported_audio" | "invalid_audio" | "unsupported_language" | "invalid_model" | "engine_failed" | "engine_unreachable" | "engine_unauthorized" | "engine_rejected" | "engine_server_error" | "engine_bad_response" | "engine_busy" | "engine_unavailable" | "engine_closed" | "model_unavailable" | "timeout" | "engine_timeout" | "invalid_setting" | "invalid_setting_key" | "invalid_import" | "invalid_csv" | "builtin_format" | "limit_exceeded" | "too_many_settings" | "access_locked" | "last_admin_key" | "invalid_model_id" | "model_not_found" | "model_exists" | "model_in_use" | "download_in_progress" | "preset_mismatch" | "model_not_found_upstream" | "download_failed" | "download_interrupted" | "download_stalled" | "size_mismatch" | "checksum_mismatch" | "invalid_package_name" | "invalid_version" | "ambiguous_slug" | "slug_taken" | "install_in_progress" | "invalid_manifest" | "package_too_large" | "unsafe_archive" | "plugin_failed" | "registry_unreachable" | "integrity_mismatch" | "untrusted_tarball_url" | "installer_unavailable" | "plugin_timeout";
+      code: "bad_request" | "invalid_host" | "invalid_json" | "json_too_deep" | "invalid_request" | "invalid_query" | "invalid_path" | "non_canonical_path" | "upgrade_failed" | "unauthorized" | "forbidden_role" | "untrusted_host" | "untrusted_origin" | "cross_origin_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "unsupported_media_type" | "upgrade_required" | "too_fast" | "too_many_attempts" | "busy" | "internal" | "websocket_unavailable" | "storage_not_writable" | "storage_full" | "missing_audio" | "invalid_multipart" | "invalid_app_context" | "invalid_language" | "translation_unsupported" | "invalid_engine_option" | "audio_too_long" | "text_too_long" | "unsupported_audio" | "invalid_audio" | "unsupported_language" | "invalid_model" | "engine_failed" | "engine_unreachable" | "engine_unauthorized" | "engine_rejected" | "engine_server_error" | "engine_bad_response" | "engine_busy" | "engine_unavailable" | "engine_closed" | "model_unavailable" | "timeout" | "engine_timeout" | "invalid_setting" | "invalid_setting_key" | "invalid_import" | "invalid_csv" | "builtin_format" | "limit_exceeded" | "too_many_settings" | "access_locked" | "last_admin_key" | "keys_off" | "invalid_model_id" | "model_not_found" | "model_exists" | "model_in_use" | "download_in_progress" | "preset_mismatch" | "model_not_found_upstream" | "download_failed" | "download_interrupted" | "download_stalled" | "size_mismatch" | "checksum_mismatch" | "invalid_package_name" | "invalid_version" | "ambiguous_slug" | "slug_taken" | "install_in_progress" | "invalid_manifest" | "package_too_large" | "unsafe_archive" | "plugin_failed" | "registry_unreachable" | "integrity_mismatch" | "untrusted_tarball_url" | "installer_unavailable" | "plugin_timeout";
       message: string;
     }]>;
   };
