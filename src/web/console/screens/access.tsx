@@ -1,6 +1,7 @@
 // Who may use svc: the switch that requires keys (stored; SVC_AUTH decides when set), the keys
 // (made here, shown once, revoked), and this browser's session.
 import { useState } from "preact/hooks";
+import { AddDevice } from "../add-device.tsx";
 import { api, madeWhileOffWarning, rememberSessionCheck } from "../api.ts";
 import { refreshSession, type Session, useSession } from "../session.ts";
 import { toast } from "../toast.tsx";
@@ -84,8 +85,9 @@ function ModeSwitch(props: { session: Session }) {
   );
 }
 
-function Keys() {
-  const { session } = useSession();
+/** Adding a device and the keys table, which lists it at once. */
+function Keys(props: { session: Session }) {
+  const { session } = props;
   const keys = useResource("/api/keys");
   const [name, setName] = useState("");
   const [role, setRole] = useState<"admin" | "dictate">("dictate");
@@ -93,88 +95,95 @@ function Keys() {
   const create = useAction();
   const revoke = useAction();
   return (
-    <section class="panel stack" aria-labelledby="keys-title">
-      <h2 id="keys-title">Keys</h2>
-      <form
-        class="row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run(async () => {
-            const answer = await api.post("/api/keys", { body: { name: name.trim(), role } });
-            setMade({ name: answer.name, key: answer.key });
-            setName("");
-            await keys.reload();
-          });
-        }}
-      >
-        <div class="grow">
-          <label for="key-name">Name</label>
-          <input
-            id="key-name"
-            value={name}
-            placeholder="phone"
-            onInput={(e) => setName(e.currentTarget.value)}
-          />
-        </div>
-        <div>
-          <label for="key-role">Role</label>
-          <select id="key-role" value={role} onChange={(e) => setRole(e.currentTarget.value as typeof role)}>
-            <option value="dictate">dictate</option>
-            <option value="admin">admin</option>
-          </select>
-        </div>
-        <button type="submit" class="button primary" disabled={create.busy || name.trim() === ""}>
-          Create key
-        </button>
-      </form>
-      <ErrorText error={create.error ?? revoke.error ?? keys.error} />
-      {made && <KeyReveal name={made.name} secret={made.key} onDone={() => setMade(undefined)} />}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Role</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {(keys.data?.items ?? []).map((key) => (
-              <tr key={key.name}>
-                <td>{key.name}</td>
-                <td>
-                  {key.role}
-                  {key.madeWhileOff && <span class="badge error">made while keys were off</span>}
-                </td>
-                <td>{formatTime(key.createdAt)}</td>
-                <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
-                <td>
-                  <ConfirmButton
-                    label="Revoke"
-                    confirm={
-                      key.name === session?.keyName
-                        ? "This browser uses it: click again to revoke and log out"
-                        : "Click again to revoke"
-                    }
-                    subject={key.name}
-                    onConfirm={() =>
-                      void revoke.run(async () => {
-                        await api.delete("/api/keys/{name}", { params: { name: key.name } });
-                        toast(`Revoked ${key.name}`, "success");
-                        await keys.reload();
-                        await refreshSession();
-                      })
-                    }
-                  />
-                </td>
+    <>
+      <AddDevice session={session} onAdded={keys.reload} />
+      <section class="panel stack" aria-labelledby="keys-title">
+        <h2 id="keys-title">Keys</h2>
+        <form
+          class="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void create.run(async () => {
+              const answer = await api.post("/api/keys", { body: { name: name.trim(), role } });
+              setMade({ name: answer.name, key: answer.key });
+              setName("");
+              await keys.reload();
+            });
+          }}
+        >
+          <div class="grow">
+            <label for="key-name">Name</label>
+            <input
+              id="key-name"
+              value={name}
+              placeholder="phone"
+              onInput={(e) => setName(e.currentTarget.value)}
+            />
+          </div>
+          <div>
+            <label for="key-role">Role</label>
+            <select
+              id="key-role"
+              value={role}
+              onChange={(e) => setRole(e.currentTarget.value as typeof role)}
+            >
+              <option value="dictate">dictate</option>
+              <option value="admin">admin</option>
+            </select>
+          </div>
+          <button type="submit" class="button primary" disabled={create.busy || name.trim() === ""}>
+            Create key
+          </button>
+        </form>
+        <ErrorText error={create.error ?? revoke.error ?? keys.error} />
+        {made && <KeyReveal name={made.name} secret={made.key} onDone={() => setMade(undefined)} />}
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Role</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </section>
+            </thead>
+            <tbody>
+              {(keys.data?.items ?? []).map((key) => (
+                <tr key={key.name}>
+                  <td>{key.name}</td>
+                  <td>
+                    {key.role}
+                    {key.madeWhileOff && <span class="badge error">made while keys were off</span>}
+                  </td>
+                  <td>{formatTime(key.createdAt)}</td>
+                  <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
+                  <td>
+                    <ConfirmButton
+                      label="Revoke"
+                      confirm={
+                        key.name === session.keyName
+                          ? "This browser uses it: click again to revoke and log out"
+                          : "Click again to revoke"
+                      }
+                      subject={key.name}
+                      onConfirm={() =>
+                        void revoke.run(async () => {
+                          await api.delete("/api/keys/{name}", { params: { name: key.name } });
+                          toast(`Revoked ${key.name}`, "success");
+                          await keys.reload();
+                          await refreshSession();
+                        })
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+    </>
   );
 }
 
@@ -260,7 +269,7 @@ export function AccessScreen() {
   return (
     <Screen title="Access">
       {session && <ModeSwitch session={session} />}
-      {session?.role === "admin" && <Keys />}
+      {session?.role === "admin" && <Keys session={session} />}
       {session && <ThisBrowser session={session} />}
       {session?.role === "admin" && session.mode !== "off" && (
         <p class="muted small">
