@@ -122,10 +122,16 @@ describe("the first-run model offer (compiled binary)", () => {
     expect(mirror.requests).toEqual([]);
 
     await offer.getByRole("button", { name: /^Download base\.en/ }).click();
-    // The mirror's file is not the pinned one: models.failed, then lastFailure's sentence.
-    const failure = offer.getByText(/The download of base\.en failed:/);
-    await failure.waitFor();
-    expect(await failure.textContent()).toContain("offers 1000 bytes, not the 147964211 expected");
+    // The mirror's file is not the pinned one: models.failed, then lastFailure in plain words, svc's
+    // own message folded under Details.
+    const failure = offer.getByRole("alert");
+    await failure
+      .getByText("The downloaded file is not the expected size, so it was not installed.")
+      .waitFor();
+    const details = failure.locator("details");
+    expect(await details.locator("summary").textContent()).toBe("Details");
+    expect(await details.textContent()).toContain("size_mismatch");
+    expect(await details.textContent()).toContain("offers 1000 bytes, not the 147964211 expected");
     expect(mirror.requests.map((request) => request.path)).toEqual(["/models/ggml-base.en.bin"]);
     await finish(opened, "config-offer-failed-desktop");
   }, 60_000);
@@ -183,7 +189,11 @@ describe("the Settings screen (compiled binary)", () => {
     await form.getByRole("button", { name: "Save" }).click();
     const message = page.locator("#setting-llm_timeout_ms-error");
     await message.waitFor();
-    expect(await message.textContent()).toBe(
+    // The rule in plain words; the setting's key and svc's whole message under Details.
+    expect(await message.locator(".error-sentence").textContent()).toBe(
+      "That value is not valid (must be at least 500). Correct it and save again.",
+    );
+    expect(await message.locator("details").textContent()).toContain(
       'Invalid value for setting "llm_timeout_ms": must be at least 500.',
     );
     expect(await timeout.getAttribute("aria-invalid")).toBe("true");
@@ -449,7 +459,11 @@ describe("the Models screen (compiled binary)", () => {
     await page.getByRole("button", { name: "Use Remote server" }).click();
     const engineCard = page.locator("li.engine").filter({ hasText: "Remote server" });
     await engineCard.getByText("Remote server did not answer, so dictation stays as it is.").waitFor();
-    expect(await engineCard.textContent()).toContain("127.0.0.1:9 cannot be reached");
+    const refusal = engineCard.getByRole("alert");
+    expect(await refusal.locator(".error-sentence").textContent()).toBe(
+      "svc could not reach the speech server. Check that it is running and that its address in Models is right.",
+    );
+    expect(await refusal.locator("details").textContent()).toContain("127.0.0.1:9 cannot be reached");
     await page.screenshot({ path: screenshotPath("config-models-remote-refused-desktop") });
     expect((await setting("stt_engine")).value).not.toBe("remote");
     // Its settings stay open beside the error; pointed at a server that answers, the switch goes through.
@@ -554,11 +568,20 @@ describe("the first run offline", () => {
     expect(await page.getByRole("button", { name: "Stop" }).count()).toBe(0);
 
     await offer.getByRole("button", { name: /^Download base\.en/ }).click();
-    const failure = offer.getByText(/The download of base\.en failed:/);
-    await failure.waitFor();
-    const sentence = (await failure.textContent()) ?? "";
-    expect(sentence).toContain("could not reach 127.0.0.1");
-    expect(sentence).not.toContain("kept");
+    // The runtime's words (ECONNREFUSED…) never make the sentence; svc's message is under Details.
+    const failure = offer.getByRole("alert");
+    const sentence = failure.locator(".error-sentence");
+    await sentence.waitFor();
+    expect(await sentence.textContent()).toBe(
+      "svc could not download the model from the download server. Check this machine's internet connection and try again, or copy the model file in by hand (see Details).",
+    );
+    const details = failure.locator("details");
+    expect(await details.isVisible()).toBe(true);
+    expect(await details.getByText("could not reach 127.0.0.1").isVisible()).toBe(false);
+    await details.locator("summary").click();
+    expect(await details.textContent()).toContain("could not reach 127.0.0.1");
+    expect(await details.textContent()).not.toContain("kept");
+    expect(await details.textContent()).toContain("svc models import FILE");
     await offer.getByRole("button", { name: /^Try the download of base\.en again/ }).waitFor();
     expect(await offer.locator(".other-ways").getByText("svc models import FILE").count()).toBe(1);
     await page.screenshot({ path: screenshotPath("config-offer-offline-desktop"), fullPage: true });
@@ -641,7 +664,10 @@ describe("model downloads from a mirror serving the pinned files", () => {
 
     await card.getByRole("button", { name: "Delete tiny.en", exact: true }).click();
     await card.getByRole("button", { name: "Click again to delete tiny.en" }).click();
-    await card.getByText('"tiny.en" is the active speech model').waitFor();
+    await card.getByText("This model is the one dictation uses, so it was not deleted.").waitFor();
+    expect(await card.locator(".notice details").textContent()).toContain(
+      '"tiny.en" is the active speech model',
+    );
     expect(await modelRow("tiny.en", pinned.url)).toMatchObject({ installed: true });
 
     const base = page

@@ -239,7 +239,11 @@ for (const { name, key, other } of [
         `Line 3 (${key}): ${key} must not be blank`,
         "Line 4: duplicates line 2 (compared ignoring letter case)",
       ]);
-      expect(await page.locator(".transfer .error").textContent()).toStartWith(
+      const refusal = page.locator(".transfer .error");
+      expect(await refusal.locator(".error-sentence").textContent()).toBe(
+        "The file has entries svc cannot take, so nothing was imported. Fix them and import it again.",
+      );
+      expect(await refusal.locator("details").textContent()).toContain(
         `2 ${name} row(s) are invalid, so nothing was imported.`,
       );
       // A JSON file names items by index.
@@ -344,12 +348,12 @@ describe("the history screen", () => {
     expect(((await (await filtered).json()) as { total: number }).total).toBe(1);
     expect(await page.locator(".history-item").count()).toBe(1);
     await page.getByLabel("From", { exact: true }).fill(await day(1));
-    await page.getByText("from must not be after to", { exact: false }).waitFor();
+    await page.getByText("The From date is after the To date. Change one of them.").waitFor();
     await page.getByLabel("To", { exact: true }).fill(await day(1));
     await page.getByText("No dictation matches these filters.").waitFor();
     await page.getByRole("button", { name: "Clear filters" }).click();
     await page.locator(".history-item").waitFor();
-    await close(opened, [400]);
+    await close(opened);
   }, 20_000);
 
   test("pages through long history", async () => {

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     message: string,
     readonly details?: unknown,
     readonly retryAfter?: number,
+    /** The answer's X-Request-Id, which svc's log names too. */
+    readonly requestId?: string,
   ) {
     super(message);
     this.name = "ApiError";
@@ -29,6 +31,7 @@ async function failure(response: Response): Promise<ApiError> {
     body.error?.message ?? `svc answered ${response.status} ${response.statusText}`,
     body.error?.details,
     Number.isFinite(retry) && retry > 0 ? retry : undefined,
+    response.headers.get("x-request-id") ?? undefined,
   );
 }
 
@@ -85,7 +88,7 @@ export function onUnauthorized(listener: () => void): () => void {
   return () => unauthorized.delete(listener);
 }
 
-/** Sends a request; an error answer becomes an `ApiError`, a network failure a sentence. */
+/** Sends a request; an error answer becomes an `ApiError`, a network failure one coded `offline`. */
 async function request(path: string, init?: RequestInit): Promise<Response> {
   let response: Response;
   const check = storedCheck();
@@ -97,7 +100,7 @@ async function request(path: string, init?: RequestInit): Promise<Response> {
   try {
     response = await fetch(path, init);
   } catch {
-    throw new ApiError(0, "offline", "svc cannot be reached: is the server running?");
+    throw new ApiError(0, "offline", "The request got no answer: a network error, or svc is not running.");
   }
   if (!response.ok) {
     if (response.status === 401 && !path.startsWith("/api/auth/"))
@@ -200,6 +203,3 @@ function query(params: Record<string, string | number | boolean | undefined | nu
   const text = search.toString();
   return text ? `?${text}` : "";
 }
-
-/** What to tell a person about a failure: the API's sentence, or the error's. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

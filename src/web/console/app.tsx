@@ -1,7 +1,7 @@
 import { type ComponentType, render } from "preact";
 import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
-import { api, madeWhileOffWarning, messageOf, rememberSessionCheck } from "./api.ts";
+import { api, madeWhileOffWarning, rememberSessionCheck } from "./api.ts";
 import { onConnectionChange } from "./events.ts";
 import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screenFor, screens } from "./paths.ts";
 import { PluginIcon } from "./plugin-icon.tsx";
@@ -19,7 +19,8 @@ import { PluginsScreen } from "./screens/plugins.tsx";
 import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { refreshSession, revealKey, type Session, useSession } from "./session.ts";
-import { Toasts, toast } from "./toast.tsx";
+import { Toasts, toast, toastError } from "./toast.tsx";
+import { ErrorText } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
@@ -142,7 +143,7 @@ function AccessBanner(props: { session: Session }) {
       if (answer.madeWhileOff) toast(madeWhileOffWarning(answer.madeWhileOff), "error");
       await refreshSession();
     } catch (error) {
-      toast(messageOf(error), "error");
+      toastError(error);
     } finally {
       setBusy(false);
     }
@@ -171,7 +172,7 @@ export function App() {
   useEffect(() => {
     if (loggedIn && path === loginPath) navigate("/", { replace: true });
   }, [loggedIn, path]);
-  if (!session) return <p class="muted">{error ? messageOf(error) : "Loading…"}</p>;
+  if (!session) return error ? <ErrorText error={error} /> : <p class="muted">Loading…</p>;
   if (session.role === null) return <LoginScreen code={path === loginPath ? search.get("code") : null} />;
   if (path === loginPath) return null;
   return <Console path={path} session={session} />;

@@ -1,13 +1,13 @@
 // The dictionary and vocabulary screens: search, page, add, edit and delete entries in one table,
 // import and export files; kept current by `<name>.changed` and `data.imported` events.
 import { useEffect, useState } from "preact/hooks";
-import { api, messageOf } from "./api.ts";
+import { api } from "./api.ts";
 import { useServerEvents } from "./events.ts";
 import { type Draft, EditRow } from "./lexicon-row.tsx";
 import { fieldOf, type LexiconEntry, type LexiconPath, type LexiconSpec } from "./lexicon-spec.ts";
 import { LexiconTransfer } from "./lexicon-transfer.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "./list-controls.tsx";
-import { toast } from "./toast.tsx";
+import { toast, toastError } from "./toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useResource } from "./ui.tsx";
 
 const pageSize = 50;
@@ -71,7 +71,7 @@ export function LexiconScreen(props: { spec: LexiconSpec }) {
       toast(`Deleted “${keyOf(entry)}”.`, "success");
       await list.reload();
     } catch (error) {
-      toast(messageOf(error), "error");
+      toastError(error);
     }
   };
   const spare = spec.extra?.length ?? 0;

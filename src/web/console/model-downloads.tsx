@@ -1,7 +1,7 @@
 // Speech models as GET /api/models describes them, kept current by the models.* events, and the
 // download control the first-run offer and the Models screen share.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type Answer, api } from "./api.ts";
+import { type Answer, ApiError, api } from "./api.ts";
 import { onConnectionChange, type ServerEvent, useServerEvents } from "./events.ts";
 import { ErrorText, formatBytes, useAction, useResource } from "./ui.tsx";
 
@@ -124,9 +124,7 @@ export function ModelDownload(props: {
       </button>
       <ErrorText error={action.error} />
       {model.lastFailure && (
-        <p class="error" role="alert">
-          The download of {model.id} failed: {model.lastFailure.message}
-        </p>
+        <ErrorText error={new ApiError(0, model.lastFailure.code, model.lastFailure.message)} />
       )}
     </div>
   );

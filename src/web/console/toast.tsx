@@ -1,5 +1,6 @@
 // Short notices at the bottom of the screen ("Copied", a plugin page's toast), announced politely.
 import { useEffect, useState } from "preact/hooks";
+import { ErrorWords } from "./error-text.tsx";
 
 export type ToastVariant = "success" | "info" | "warning" | "error";
 interface Toast {
@@ -8,6 +9,8 @@ interface Toast {
   variant: ToastVariant;
   /** A button in the notice (Undo). */
   action?: { label: string; run(): void };
+  /** A failure, shown as its sentence with Details (error-text.tsx). */
+  error?: unknown;
 }
 
 let nextId = 1;
@@ -44,6 +47,19 @@ export function toast(message: string, variant: ToastVariant = "info"): void {
   const item = { id: nextId++, message: message.slice(0, 300), variant };
   publish([...current.slice(-3), item]);
   setTimeout(() => dismiss(item.id), variant === "error" ? 8000 : 4000);
+}
+
+/** Shows a failure as its plain sentence, with Details; it stays while someone reads them. */
+export function toastError(error: unknown): void {
+  const item: Toast = { id: nextId++, message: "", variant: "error", error };
+  publish([...current.slice(-3), item]);
+  const later = () => {
+    const shown = document.querySelector(`[data-toast="${item.id}"]`);
+    if (shown?.querySelector("details[open]") || shown?.contains(document.activeElement))
+      setTimeout(later, 4000);
+    else dismiss(item.id);
+  };
+  setTimeout(later, 8000);
 }
 
 /** How long a deletion waits for Undo before it is made. */
@@ -94,7 +110,7 @@ export function Toasts() {
     <div class="toasts" role="status" aria-live="polite">
       {toasts.map((item) => (
         <div key={item.id} class={`toast toast-${item.variant}`} data-toast={item.id}>
-          {item.message}
+          {item.error === undefined ? item.message : <ErrorWords error={item.error} />}
           {item.action && (
             <button
               type="button"

@@ -1,9 +1,11 @@
-// Small pieces every screen uses: a screen frame, loading of API data, errors as sentences,
+// Small pieces every screen uses: a screen frame, loading of API data, errors (error-text.tsx),
 // a button that asks twice before destroying something, and copy to the clipboard.
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { type Answer, api, type CallArgs, messageOf, type PathOf, urlOf } from "./api.ts";
+import { type Answer, api, type CallArgs, type PathOf, urlOf } from "./api.ts";
 import { toast } from "./toast.tsx";
+
+export { ErrorText } from "./error-text.tsx";
 
 export function Screen(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
   return (
@@ -14,16 +16,6 @@ export function Screen(props: { title: string; actions?: ComponentChildren; chil
       </header>
       {props.children}
     </section>
-  );
-}
-
-/** An error sentence, announced to screen readers; nothing when there is no error. */
-export function ErrorText(props: { error: unknown; id?: string }) {
-  if (!props.error) return null;
-  return (
-    <p class="error" role="alert" id={props.id}>
-      {messageOf(props.error)}
-    </p>
   );
 }
 

@@ -3,7 +3,7 @@
 // messages are the server's own declarations, published in the OpenAPI document and generated into
 // api-paths.d.ts (`bun run docs`).
 
-import { socketUrl } from "../api.ts";
+import { ApiError, socketUrl } from "../api.ts";
 import type { components } from "../api-paths";
 
 type ClientMessage = components["schemas"]["DictateClientMessage"];
@@ -89,14 +89,14 @@ export function openLive(
       } else if (message.type === "final") {
         settle?.(message);
       } else if (message.type === "error") {
-        failure = new Error(message.message || "Live dictation failed.");
+        failure = new ApiError(0, message.code, message.message);
         fail?.(failure);
       }
     };
     ws.onclose = () => {
       clearTimeout(timer);
       resolve(null);
-      failure ??= new Error("The live dictation connection closed.");
+      failure ??= new ApiError(0, "upgrade_failed", "The live dictation connection closed.");
       fail?.(failure);
     };
   });

@@ -1,17 +1,20 @@
 // Microphone capture for the Dictate screen: an AudioWorklet turns the microphone into 16 kHz
 // mono chunks; stop() hands back a WAV file, so every browser (Safari included) sends the one
 // format every svc decoder reads.
+import { PlainError } from "../error-words.ts";
 import { encodeWav } from "./wav.ts";
 
 export const RECORDING_RATE = 16_000;
 
 /** Why the microphone could not be used, as a sentence a person can act on. */
-export class MicrophoneError extends Error {
+export class MicrophoneError extends PlainError {
   constructor(
     readonly reason: "insecure" | "refused" | "missing" | "busy" | "failed",
     message: string,
+    /** The browser's own words, for Details. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? [] : [["The browser said", String(cause)]]);
     this.name = "MicrophoneError";
   }
 }
@@ -33,7 +36,11 @@ function microphoneError(error: unknown): MicrophoneError {
       "busy",
       "The microphone is in use by another program or could not be started. Close the other program and try again.",
     );
-  return new MicrophoneError("failed", `The microphone could not be started: ${String(error)}`);
+  return new MicrophoneError(
+    "failed",
+    "The microphone could not be started. Reload the page and try again, or transcribe a recording file.",
+    error,
+  );
 }
 
 export interface Recording {
@@ -78,7 +85,11 @@ export async function startRecording(
     await context.audioWorklet.addModule(workletUrl);
   } catch (error) {
     release();
-    throw new MicrophoneError("failed", `The recorder could not start: ${String(error)}`);
+    throw new MicrophoneError(
+      "failed",
+      "The recorder could not start. Reload the page and try again, or transcribe a recording file.",
+      error,
+    );
   }
   const source = context.createMediaStreamSource(stream);
   const node = new AudioWorkletNode(context, "svc-recorder", { numberOfInputs: 1, numberOfOutputs: 0 });

@@ -70,23 +70,6 @@ function useHoldToTalk(start: () => void, stop: () => void) {
 /** A touch screen, where there is no Space bar to hold. */
 const coarsePointer = typeof matchMedia === "function" && matchMedia("(pointer: coarse)").matches;
 
-/** The sentence for a failed dictation. */
-function dictationError(error: unknown): string {
-  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
-  switch (error.code) {
-    case "busy":
-    case "engine_busy":
-      return `svc is busy with other dictations. Try again${error.retryAfter ? ` in ${error.retryAfter} s` : " in a moment"}.`;
-    case "unsupported_audio":
-    case "invalid_audio":
-      return `That file is not audio svc can read. ${error.message}`;
-    case "missing_audio":
-      return "Nothing was recorded. Check that the right microphone is selected and not muted.";
-    default:
-      return error.message;
-  }
-}
-
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** Under 10 s in milliseconds (an engine's 614 ms is not "0.6 s"), else in seconds. */
 const duration = (ms: number) => (ms < 10_000 ? `${Math.round(ms)} ms` : seconds(ms));
@@ -276,7 +259,7 @@ export function DictateScreen() {
           )}
         </p>
       )}
-      {error !== undefined && <ErrorText error={new Error(dictationError(error))} />}
+      {error !== undefined && <ErrorText error={error} />}
       {unsent && phase === "idle" && (
         <fieldset class="row unsent" aria-label="The recording that was not transcribed">
           <span class="grow small">Your recording is kept.</span>

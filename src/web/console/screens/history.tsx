@@ -1,10 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
-import { type Answer, api, messageOf } from "../api.ts";
+import { type Answer, api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { HistoryStatsPanel, statsQuery } from "../history-stats.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
 import { useSession } from "../session.ts";
-import { toast, undoable } from "../toast.tsx";
+import { toastError, undoable } from "../toast.tsx";
 import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
 
 type HistoryItem = Answer<"get", "/api/history">["items"][number];
@@ -96,13 +96,17 @@ export function HistoryScreen() {
     to: localDayBound(to, true),
     key: key || undefined,
   };
-  const list = useResource("/api/history", { query: { ...filters, limit: pageSize, offset } });
+  // A range that ends before it starts is said here, in the words of the fields, not asked of svc.
+  const backwards = from !== "" && to !== "" && from > to;
+  const list = useResource(backwards ? null : "/api/history", {
+    query: { ...filters, limit: pageSize, offset },
+  });
   const stats = useResource("/api/history/stats", { query: statsQuery() });
   const reload = () => Promise.all([list.reload(), stats.reload()]);
   useServerEvents(["history."], () => void reload());
   useEffect(() => setOffset(0), [settled, from, to, key]);
 
-  const page = list.data;
+  const page = backwards ? undefined : list.data;
   useEffect(() => {
     if (page && page.items.length === 0 && page.offset > 0) setOffset(lastPageOffset(page.total, pageSize));
   }, [page]);
@@ -114,7 +118,7 @@ export function HistoryScreen() {
     try {
       await action();
     } catch (error) {
-      toast(messageOf(error), "error");
+      toastError(error);
     }
     await reload();
   };
@@ -188,7 +192,9 @@ export function HistoryScreen() {
           </button>
         )}
       </div>
-      <ErrorText error={list.error} />
+      <ErrorText
+        error={backwards ? new Error("The From date is after the To date. Change one of them.") : list.error}
+      />
       {page && page.total === 0 && <EmptyHistory filtered={filtered} />}
       {page && shown.length > 0 && (
         <ol

@@ -30,7 +30,7 @@ function State(props: { model: ModelEntry; isDefault: boolean }) {
 export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads; isDefault: boolean }) {
   const { model, downloads } = props;
   const action = useAction();
-  const [inUse, setInUse] = useState<string | null>(null);
+  const [inUse, setInUse] = useState<ApiError | null>(null);
   // Once another model is active, the refusal no longer holds.
   useEffect(() => {
     if (!model.active) setInUse(null);
@@ -53,7 +53,7 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
         });
       } catch (error) {
         if (error instanceof ApiError && error.code === "model_in_use") {
-          setInUse(error.message);
+          setInUse(error);
           return;
         }
         throw error;
@@ -99,8 +99,8 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
       </div>
       <ErrorText error={action.error} />
       {inUse && (
-        <div class="notice" role="alert">
-          <p>{inUse}</p>
+        <div class="notice">
+          <ErrorText error={inUse} />
           <p>
             Choose another installed model above first, or delete it anyway: dictation then fails until a
             model is chosen.

@@ -1,9 +1,20 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { PlainError } from "../error-words.ts";
 import { PluginIcon } from "../plugin-icon.tsx";
 import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
 import { toast } from "../toast.tsx";
 import { ConfirmButton, ErrorText, Screen, useAction } from "../ui.tsx";
+
+/** Why a plugin is not running, in plain words; where it failed and its own message under Details. */
+const loadError = (plugin: PluginInfo, error: { stage: string; message: string }) =>
+  new PlainError(
+    `${pluginTitle(plugin)} could not be started, so it is off. Update or reinstall it, or ask its author (Details say what failed).`,
+    [
+      ["Failed to", error.stage],
+      ["The plugin said", error.message],
+    ],
+  );
 
 /** The state a person reads: on, off, failed (and why), not installed. */
 function pluginState(plugin: PluginInfo): { label: string; tone: "ok" | "error" | "" } {
@@ -96,11 +107,7 @@ function PluginRow(props: { plugin: PluginInfo }) {
         </span>
       </div>
       {plugin.description && <p>{plugin.description}</p>}
-      {plugin.error && (
-        <p class="error">
-          {plugin.error.stage}: {plugin.error.message}
-        </p>
-      )}
+      {plugin.error && <ErrorText error={loadError(plugin, plugin.error)} />}
       {plugin.pages.length > 0 && (
         <p class="small">
           Pages:{" "}
