@@ -397,7 +397,12 @@ describe("the history screen", () => {
     await page.keyboard.press("Enter");
     await doomed.waitFor();
     expect(await undo.count()).toBe(0);
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("main");
+    // The focus is back on the row Undo brought back, on its Delete.
+    await until(
+      () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? ""),
+      (label) => label.startsWith("Delete the dictation from"),
+    );
+    expect(await doomed.evaluate((row) => row.contains(document.activeElement))).toBe(true);
     // Ctrl+Z is the same Undo.
     await doomed.getByRole("button", { name: /^Delete the dictation from / }).click();
     await doomed.getByRole("button", { name: /^Confirm delete the dictation from / }).click();

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useState } from "preact/hooks";
 import "./styles.css";
 import { api, madeWhileOffWarning, rememberSessionCheck } from "./api.ts";
 import { onConnectionChange } from "./events.ts";
+import { KeySheet, showKeySheet } from "./key-sheet.tsx";
 import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screenFor, screens } from "./paths.ts";
 import { PluginIcon } from "./plugin-icon.tsx";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
@@ -20,7 +21,7 @@ import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { refreshSession, revealKey, type Session, useSession } from "./session.ts";
 import { Toasts, toast, toastError } from "./toast.tsx";
-import { ErrorText } from "./ui.tsx";
+import { ErrorText, focusHeading } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
@@ -67,9 +68,16 @@ function Nav(props: { path: string; role: Session["role"] }) {
       >
         Menu
       </button>
-      {/* A choice closes the menu, the screen already shown included. */}
+      {/* A choice closes the menu, the screen already shown included; the link it was on goes with
+          the list, so the focus goes to the chosen screen's heading (once it is drawn). */}
       {/* biome-ignore lint/a11y/useKeyWithClickEvents: the links inside take the keyboard's Enter as a click */}
-      <ul id="nav-list" onClick={() => setOpen(false)}>
+      <ul
+        id="nav-list"
+        onClick={(event) => {
+          if (open && (event.target as Element | null)?.closest?.("a[href]")) setTimeout(focusHeading);
+          setOpen(false);
+        }}
+      >
         {shown.map((screen) => (
           <li key={screen.path}>
             <a href={screen.path} aria-current={current(screen.path)}>
@@ -107,6 +115,10 @@ function NavFoot() {
     <p class="nav-foot small muted">
       <a href="/api/docs">API reference</a>
       {version && <span> · svc {version}</span>}
+      <br />
+      <button type="button" class="link" aria-keyshortcuts="?" onClick={showKeySheet}>
+        Keyboard keys (?)
+      </button>
     </p>
   );
 }
@@ -214,6 +226,7 @@ function Console(props: { path: string; session: Session }) {
         )}
       </main>
       <Toasts />
+      <KeySheet />
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { fieldOf, type LexiconEntry, type LexiconPath, type LexiconSpec } from "
 import { LexiconTransfer } from "./lexicon-transfer.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "./list-controls.tsx";
 import { toast, toastError } from "./toast.tsx";
-import { ConfirmButton, ErrorText, Screen, useResource } from "./ui.tsx";
+import { ConfirmButton, ErrorText, focusAfterRemoval, Screen, useResource } from "./ui.tsx";
 
 const pageSize = 50;
 
@@ -66,10 +66,13 @@ export function LexiconScreen(props: { spec: LexiconSpec }) {
     await list.reload();
   };
   const remove = async (entry: LexiconEntry) => {
+    // The next row's Edit (or the previous one's, or the heading) once this row is gone.
+    const refocus = focusAfterRemoval(document.getElementById(`${name}-edit-${entry.id}`)?.closest("tr"));
     try {
       await api.delete(`${path}/{id}`, { params: { id: entry.id } });
       toast(`Deleted “${keyOf(entry)}”.`, "success");
       await list.reload();
+      refocus();
     } catch (error) {
       toastError(error);
     }

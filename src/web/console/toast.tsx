@@ -11,6 +11,8 @@ interface Toast {
   action?: { label: string; run(): void };
   /** A failure, shown as its sentence with Details (error-text.tsx). */
   error?: unknown;
+  /** Where the focus goes if the notice holds it when it closes; the screen by default. */
+  refocus?: () => void;
 }
 
 let nextId = 1;
@@ -23,10 +25,12 @@ function publish(toasts: Toast[]) {
 }
 
 const dismiss = (id: number) => {
-  // A notice that held the focus (its Undo) gives it to the screen, not to the page's body.
+  // A notice that held the focus (its Undo) gives it back to the screen, not to the page's body.
   const focused = document.activeElement?.closest?.(`[data-toast="${id}"]`);
+  const refocus = current.find((toast) => toast.id === id)?.refocus;
   publish(current.filter((toast) => toast.id !== id));
-  if (focused) document.getElementById("main")?.focus();
+  // After the screen has drawn what Undo brought back or the deletion took away.
+  if (focused) setTimeout(() => (refocus ? refocus() : document.getElementById("main")?.focus()));
 };
 
 // The Undo on offer now: Ctrl+Z (or Cmd+Z), outside a text field, takes it.
@@ -68,14 +72,19 @@ export const undoMs = 6000;
 /**
  * A deletion that can be taken back: `hide` takes it off the screen at once, a notice offers
  * Undo for `undoMs`, and only then `commit` asks svc to delete. Undo calls `restore` instead.
+ * The focus is on Undo meanwhile, then goes to `refocus` (the row Undo brought back, or the next).
  */
-export function undoable(message: string, actions: { hide(): void; restore(): void; commit(): void }): void {
+export function undoable(
+  message: string,
+  actions: { hide(): void; restore(): void; commit(): void; refocus?: () => void },
+): void {
   actions.hide();
   let undone = false;
   const item: Toast = {
     id: nextId++,
     message,
     variant: "success",
+    refocus: actions.refocus,
     action: {
       label: "Undo",
       run() {

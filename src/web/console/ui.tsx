@@ -11,7 +11,10 @@ export function Screen(props: { title: string; actions?: ComponentChildren; chil
   return (
     <section class="screen" aria-labelledby="screen-title">
       <header class="screen-head">
-        <h1 id="screen-title">{props.title}</h1>
+        {/* Focusable from script: a menu choice or a deletion with nothing after it lands here. */}
+        <h1 id="screen-title" tabIndex={-1}>
+          {props.title}
+        </h1>
         {props.actions && <div class="screen-actions">{props.actions}</div>}
       </header>
       {props.children}
@@ -80,6 +83,30 @@ export function useAction(): {
     }
   }, []);
   return { busy, error, run, clear: () => setError(undefined) };
+}
+
+/** Puts the focus on the screen's heading (after a menu choice, or when a list is left empty). */
+export function focusHeading(): void {
+  (document.getElementById("screen-title") ?? document.getElementById("main"))?.focus();
+}
+
+/**
+ * Where the focus goes when `row` (a list item or table row) is about to go: the first control of
+ * the row after it, or else the row before (an add row excepted), or else the list's heading
+ * (`fallback`, an element id) or the screen's.
+ * Found before the row goes, focused once it has.
+ */
+export function focusAfterRemoval(row: Element | null | undefined, fallback?: string): () => void {
+  const usable = (sibling: Element | null | undefined) =>
+    sibling && !sibling.classList.contains("add-row") ? sibling : undefined;
+  const near = usable(row?.nextElementSibling) ?? usable(row?.previousElementSibling);
+  const target = near?.querySelector<HTMLElement>("button, a[href], input, select, textarea");
+  return () => {
+    const heading = fallback ? document.getElementById(fallback) : null;
+    if (target?.isConnected) target.focus();
+    else if (heading) heading.focus();
+    else focusHeading();
+  };
 }
 
 /** A destructive button: the first press arms it ("Click again to …"), the second acts. */

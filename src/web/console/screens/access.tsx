@@ -1,14 +1,26 @@
 // Who may use svc: the switch that requires keys (stored; SVC_AUTH decides when set), the keys
 // (made here, shown once, revoked), and this browser's session.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { AddDevice } from "../add-device.tsx";
 import { api, madeWhileOffWarning, rememberSessionCheck } from "../api.ts";
 import { refreshSession, type Session, useSession } from "../session.ts";
 import { toast } from "../toast.tsx";
-import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useAction, useResource } from "../ui.tsx";
+import {
+  ConfirmButton,
+  copyText,
+  ErrorText,
+  focusAfterRemoval,
+  focusHeading,
+  formatTime,
+  Screen,
+  useAction,
+  useResource,
+} from "../ui.tsx";
 
-/** A key shown this once, with a button to copy it. */
+/** A key shown this once, with a button to copy it; the focus goes to it, since it is shown once. */
 export function KeyReveal(props: { name: string; secret: string; onDone?: () => void }) {
+  const copy = useRef<HTMLButtonElement>(null);
+  useEffect(() => copy.current?.focus(), []);
   return (
     <div class="notice key-reveal" role="status">
       <p>
@@ -20,11 +32,18 @@ export function KeyReveal(props: { name: string; secret: string; onDone?: () => 
         </code>
       </p>
       <div class="row">
-        <button type="button" class="button" onClick={() => void copyText(props.secret)}>
+        <button type="button" class="button" ref={copy} onClick={() => void copyText(props.secret)}>
           Copy
         </button>
         {props.onDone && (
-          <button type="button" class="button" onClick={props.onDone}>
+          <button
+            type="button"
+            class="button"
+            onClick={() => {
+              props.onDone?.();
+              focusHeading();
+            }}
+          >
             I have saved it
           </button>
         )}
@@ -162,19 +181,21 @@ function Keys(props: { session: Session }) {
                     <ConfirmButton
                       label="Revoke"
                       confirm={
-                        key.name === session.keyName
+                        key.name === session?.keyName
                           ? "This browser uses it: click again to revoke and log out"
                           : "Click again to revoke"
                       }
                       subject={key.name}
-                      onConfirm={() =>
+                      onConfirm={() => {
+                        const refocus = focusAfterRemoval(document.activeElement?.closest("tr"));
                         void revoke.run(async () => {
                           await api.delete("/api/keys/{name}", { params: { name: key.name } });
                           toast(`Revoked ${key.name}`, "success");
                           await keys.reload();
+                          refocus();
                           await refreshSession();
-                        })
-                      }
+                        });
+                      }}
                     />
                   </td>
                 </tr>
@@ -219,6 +240,7 @@ function ThisBrowser(props: { session: Session }) {
           <button
             type="button"
             class="button"
+            id="logout"
             disabled={logout.busy}
             onClick={() => (session.role === "admin" ? setAsking(true) : leave())}
           >
@@ -227,7 +249,16 @@ function ThisBrowser(props: { session: Session }) {
         </div>
       )}
       {asking && (
-        <div class="notice stack" role="alert">
+        <div
+          class="notice stack"
+          role="alert"
+          // Escape is "Stay logged in", back on the Log out button.
+          onKeyDown={(event) => {
+            if (event.key !== "Escape") return;
+            setAsking(false);
+            setTimeout(() => document.getElementById("logout")?.focus());
+          }}
+        >
           <p>
             To come back you will need an admin key. If you have none written down, make one now: it is shown
             once. Without one, only <code>svc keys create --name NAME --role admin</code> on svc's machine

@@ -98,6 +98,12 @@ export function FormatEditor(props: { format: Format | null; onDone: () => void 
         event.preventDefault();
         void submit();
       }}
+      // Escape is Cancel, as in the other editors.
+      onKeyDown={(event) => {
+        if (event.key !== "Escape") return;
+        event.preventDefault();
+        props.onDone();
+      }}
     >
       <h2 id="format-editor-title" tabIndex={-1} ref={heading}>
         {format ? `Edit “${format.label}”` : "New format"}

@@ -1,10 +1,18 @@
 // Output formats per app: the user's own and the built-ins, with create, edit, enable/disable,
 // delete, reset of the built-ins and a tester; kept current by formats.changed and data.imported.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { toast } from "../toast.tsx";
-import { ConfirmButton, ErrorText, Screen, useAction, useResource } from "../ui.tsx";
+import {
+  ConfirmButton,
+  ErrorText,
+  focusAfterRemoval,
+  focusHeading,
+  Screen,
+  useAction,
+  useResource,
+} from "../ui.tsx";
 import { type Format, FormatEditor } from "./format-editor.tsx";
 import { FormatTester } from "./format-tester.tsx";
 
@@ -35,11 +43,17 @@ function FormatItem(props: { format: Format; onEdit: (format: Format) => void })
     );
     if (!saved) setEnabled(format.enabled);
   };
-  const remove = () =>
-    action.run(async () => {
+  const remove = () => {
+    const refocus = focusAfterRemoval(
+      document.getElementById(titleId)?.closest("li"),
+      "formats-your-formats",
+    );
+    return action.run(async () => {
       await api.delete("/api/formats/{id}", { params: { id: format.id } });
       toast(`Deleted “${format.label}”.`, "success");
+      refocus();
     });
+  };
   return (
     <li class={`panel format-item${format.enabled ? "" : " format-off"}`} aria-labelledby={titleId}>
       <div class="format-head">
@@ -96,7 +110,9 @@ function FormatList(props: {
   const id = `formats-${props.title.toLowerCase().replace(/\W+/g, "-")}`;
   return (
     <section aria-labelledby={id}>
-      <h2 id={id}>{props.title}</h2>
+      <h2 id={id} tabIndex={-1}>
+        {props.title}
+      </h2>
       {props.formats.length === 0 ? (
         <p class="muted">{props.empty}</p>
       ) : (
@@ -113,6 +129,17 @@ function FormatList(props: {
 export function FormatsScreen() {
   const list = useResource("/api/formats", { query: { limit: 500 } });
   const [editing, setEditing] = useState<Format | "new" | null>(null);
+  // The button that opened the editor gets the focus back when it closes (Cancel, Escape, saved).
+  const opener = useRef<Element | null>(null);
+  const edit = (format: Format | "new") => {
+    opener.current = document.activeElement;
+    setEditing(format);
+  };
+  const closeEditor = () => {
+    setEditing(null);
+    const back = opener.current;
+    setTimeout(() => (back instanceof HTMLElement && back.isConnected ? back.focus() : focusHeading()));
+  };
   const [version, setVersion] = useState(0);
   const reset = useAction();
   useServerEvents(["formats.changed", "data.imported"], () => {
@@ -131,7 +158,7 @@ export function FormatsScreen() {
       title="Formats"
       actions={
         <>
-          <button type="button" class="primary" onClick={() => setEditing("new")}>
+          <button type="button" class="primary" onClick={() => edit("new")}>
             New format
           </button>
           <ConfirmButton
@@ -152,7 +179,7 @@ export function FormatsScreen() {
         <FormatEditor
           key={editing === "new" ? "new" : editing.id}
           format={editing === "new" ? null : editing}
-          onDone={() => setEditing(null)}
+          onDone={closeEditor}
         />
       )}
       <FormatTester version={version} />
@@ -161,13 +188,13 @@ export function FormatsScreen() {
           <FormatList
             title="Your formats"
             formats={formats.filter((format) => !format.isBuiltin)}
-            onEdit={setEditing}
+            onEdit={edit}
             empty="None yet: New format adds one."
           />
           <FormatList
             title="Built-in formats"
             formats={formats.filter((format) => format.isBuiltin)}
-            onEdit={setEditing}
+            onEdit={edit}
             empty="None."
           />
         </>

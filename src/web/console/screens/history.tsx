@@ -5,7 +5,16 @@ import { HistoryStatsPanel, statsQuery } from "../history-stats.tsx";
 import { lastPageOffset, Pager, SearchBox, useDebounced } from "../list-controls.tsx";
 import { useSession } from "../session.ts";
 import { toastError, undoable } from "../toast.tsx";
-import { ConfirmButton, copyText, ErrorText, formatTime, Screen, useResource } from "../ui.tsx";
+import {
+  ConfirmButton,
+  copyText,
+  ErrorText,
+  focusAfterRemoval,
+  focusHeading,
+  formatTime,
+  Screen,
+  useResource,
+} from "../ui.tsx";
 
 type HistoryItem = Answer<"get", "/api/history">["items"][number];
 
@@ -30,7 +39,7 @@ function HistoryEntry(props: { item: HistoryItem; onDelete: (item: HistoryItem) 
   const when = formatTime(item.createdAt);
   const app = item.appContext?.app;
   return (
-    <li class="history-item panel">
+    <li class="history-item panel" data-history-id={item.id}>
       <div class="item-head">
         <div class="row item-meta">
           <time class="small muted" dateTime={item.createdAt}>
@@ -122,8 +131,18 @@ export function HistoryScreen() {
     }
     await reload();
   };
-  const removeOne = (item: HistoryItem) =>
+  const removeOne = (item: HistoryItem) => {
+    // Found while the row is there (its Delete button has the focus): the next row, for when it goes.
+    const next = focusAfterRemoval(document.activeElement?.closest("li.history-item"));
+    const refocus = () => {
+      const restored = document.querySelector<HTMLElement>(
+        `[data-history-id="${item.id}"] button[aria-label^="Delete"]`,
+      );
+      if (restored) restored.focus();
+      else next();
+    };
     undoable("Deleted the dictation.", {
+      refocus,
       hide: () => setHidden((old) => new Set(old).add(item.id)),
       restore: () =>
         setHidden((old) => {
@@ -133,9 +152,11 @@ export function HistoryScreen() {
         }),
       commit: () => void commit(() => api.delete("/api/history/{id}", { params: { id: item.id } })),
     });
+  };
   const count = stats.data?.sessions ?? 0;
   const removeAll = () =>
     undoable(`Deleted all ${count} ${count === 1 ? "dictation" : "dictations"}.`, {
+      refocus: focusHeading,
       hide: () => setAllHidden(true),
       restore: () => setAllHidden(false),
       commit: () => void commit(() => api.delete("/api/history")).then(() => setAllHidden(false)),

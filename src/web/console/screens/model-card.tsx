@@ -60,12 +60,16 @@ export function ModelCard(props: { model: ModelEntry; downloads: ModelDownloads;
       }
       toast(model.installed ? `Deleted ${model.id}.` : `Stopped the download of ${model.id}.`, "success");
       await downloads.reload();
+      // The button pressed is gone with what it deleted: the focus stays on this card.
+      document.getElementById(titleId)?.focus();
     });
 
   return (
     <li class={`panel model-card${model.active ? " model-active" : ""}`} aria-labelledby={titleId}>
       <div class="model-head">
-        <h3 id={titleId}>{model.id}</h3>
+        <h3 id={titleId} tabIndex={-1}>
+          {model.id}
+        </h3>
         <State model={model} isDefault={props.isDefault} />
       </div>
       {model.description && <p class="model-description">{model.description}</p>}

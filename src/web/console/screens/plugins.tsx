@@ -4,7 +4,7 @@ import { PlainError } from "../error-words.ts";
 import { PluginIcon } from "../plugin-icon.tsx";
 import { type PluginInfo, pluginTitle, refreshPlugins, usePlugins } from "../plugin-list.ts";
 import { toast } from "../toast.tsx";
-import { ConfirmButton, ErrorText, Screen, useAction } from "../ui.tsx";
+import { ConfirmButton, ErrorText, focusAfterRemoval, Screen, useAction } from "../ui.tsx";
 
 /** Why a plugin is not running, in plain words; where it failed and its own message under Details. */
 const loadError = (plugin: PluginInfo, error: { stage: string; message: string }) =>
@@ -85,11 +85,12 @@ function PluginRow(props: { plugin: PluginInfo }) {
   const action = useAction();
   const state = pluginState(plugin);
   const byName = { name: plugin.name };
-  const act = (work: () => Promise<unknown>, done: string) =>
+  const act = (work: () => Promise<unknown>, done: string, after?: () => void) =>
     void action.run(async () => {
       await work();
       toast(done, "success");
       await refreshPlugins();
+      after?.();
     });
   return (
     <li class="panel plugin">
@@ -157,12 +158,14 @@ function PluginRow(props: { plugin: PluginInfo }) {
           label="Uninstall"
           confirm={`Click again to uninstall ${pluginTitle(plugin)}`}
           disabled={action.busy}
-          onConfirm={() =>
+          onConfirm={() => {
+            const refocus = focusAfterRemoval(document.activeElement?.closest("li"));
             act(
               () => api.post("/api/plugins/uninstall", { body: { specifier: plugin.specifier } }),
               `${pluginTitle(plugin)} was uninstalled`,
-            )
-          }
+              refocus,
+            );
+          }}
         />
       </div>
       <ErrorText error={action.error} />
