@@ -363,8 +363,12 @@ describe("the history screen", () => {
     const { page } = opened;
     const pager = page.getByRole("navigation", { name: "History pages" });
     await pager.getByText("1–20 of 22").waitFor();
-    await pager.getByRole("button", { name: "Next" }).click();
+    // Newest first: Older goes back in time, and the focus stays on it at the end.
+    const older = pager.getByRole("button", { name: "Older" });
+    await older.click();
     await pager.getByText("21–22 of 22").waitFor();
+    expect(await older.getAttribute("aria-disabled")).toBe("true");
+    expect(await older.evaluate((button) => button === document.activeElement)).toBe(true);
     expect(await page.locator(".history-text").allTextContents()).toEqual([
       "Note number 2.",
       "Note number 1.",

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
 import { browserSuite } from "../helpers/browser-suite.ts";
 import { type ConsolePage, desktop, openConsole, phone, screenshotPath } from "../helpers/console.ts";
 import { fakeSpeechServer } from "../helpers/speech-server.ts";
+import { goForward } from "../helpers/sphinx-testdata.ts";
 import { until } from "../helpers/until.ts";
 
 // The console by keyboard and its errors, against the compiled binary in Chromium: the "?" sheet,
@@ -181,10 +183,43 @@ describe("errors in plain words", () => {
     await page.screenshot({ path: screenshotPath("console-error-details") });
     await close(opened, [400]);
   }, 30_000);
+
+  test("on Dictate a new error does not sit under the last text", async () => {
+    const opened = await open("/");
+    const { page } = opened;
+    const input = page.locator("#audio-file");
+    await input.setInputFiles({
+      name: "take.wav",
+      mimeType: "audio/wav",
+      buffer: Buffer.from(encodeWav(goForward())),
+    });
+    await page.locator("#result-text", { hasText: "go forward ten meters" }).waitFor({ timeout: 15_000 });
+    await input.setInputFiles({
+      name: "notes.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("not sound"),
+    });
+    await page.getByRole("alert").locator(".error-sentence").waitFor();
+    expect(await page.locator("#result-text").count()).toBe(0);
+    await close(opened, [415]);
+  }, 30_000);
+
+  test("a message at an add-row field goes once the field is changed", async () => {
+    const opened = await open("/vocabulary");
+    const { page } = opened;
+    await page.locator("#vocabulary-new-term").fill("   ");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    const message = page.locator("#vocabulary-new-term-error");
+    await message.waitFor();
+    await page.locator("#vocabulary-new-term").fill("Jellyfin");
+    await message.waitFor({ state: "detached" });
+    expect(await page.locator("#vocabulary-new-term").getAttribute("aria-invalid")).toBeNull();
+    await close(opened, [400]);
+  }, 30_000);
 });
 
 describe("turning keys on", () => {
-  test("puts the focus on the key shown once, then on the heading once it is saved", async () => {
+  test("puts the focus on the key shown once; the keys table lists it at once", async () => {
     const opened = await open("/access");
     const { page } = opened;
     // The box follows svc: it is ticked once svc has stored the change.
@@ -192,6 +227,13 @@ describe("turning keys on", () => {
     const reveal = page.getByTestId("revealed-key");
     await reveal.waitFor();
     await focusOn(page, "Copy");
+    const name = (await page.locator(".key-reveal strong").textContent()) ?? "";
+    const names = page.locator("table tbody td:first-child");
+    await until(
+      () => names.allTextContents(),
+      (listed) => listed.includes(name),
+      { what: `the keys table to list ${name}` },
+    );
     await page.getByRole("button", { name: "I have saved it" }).click();
     await focusOn(page, "screen-title");
     await close(opened);

@@ -8,7 +8,7 @@ import { isScreenPath, loginPath, pluginPagePath, type ScreenPath, screenFor, sc
 import { PluginIcon } from "./plugin-icon.tsx";
 import { pluginTitle, usePlugins } from "./plugin-list.ts";
 import { interceptLinks, navigate, useLocation } from "./router.ts";
-import { AccessScreen, KeyReveal } from "./screens/access.tsx";
+import { AccessScreen, KeyReveal, keysChanged } from "./screens/access.tsx";
 import { DictateScreen } from "./screens/dictate.tsx";
 import { DictionaryScreen } from "./screens/dictionary.tsx";
 import { FormatsScreen } from "./screens/formats.tsx";
@@ -21,7 +21,7 @@ import { SettingsScreen } from "./screens/settings.tsx";
 import { VocabularyScreen } from "./screens/vocabulary.tsx";
 import { refreshSession, revealKey, type Session, useSession } from "./session.ts";
 import { Toasts, toast, toastError } from "./toast.tsx";
-import { ErrorText, focusHeading } from "./ui.tsx";
+import { ErrorText, focusHeading, PageAlone } from "./ui.tsx";
 
 /** Every screen of paths.ts with what draws it: a path in the menu without a view does not compile. */
 const screenViews = {
@@ -153,6 +153,7 @@ function AccessBanner(props: { session: Session }) {
       rememberSessionCheck(answer.check);
       if (answer.key && answer.keyName) revealKey({ name: answer.keyName, key: answer.key });
       if (answer.madeWhileOff) toast(madeWhileOffWarning(answer.madeWhileOff), "error");
+      keysChanged();
       await refreshSession();
     } catch (error) {
       toastError(error);
@@ -184,7 +185,8 @@ export function App() {
   useEffect(() => {
     if (loggedIn && path === loginPath) navigate("/", { replace: true });
   }, [loggedIn, path]);
-  if (!session) return error ? <ErrorText error={error} /> : <p class="muted">Loading…</p>;
+  if (!session)
+    return <PageAlone>{error ? <ErrorText error={error} /> : <p class="muted">Loading…</p>}</PageAlone>;
   if (session.role === null) return <LoginScreen code={path === loginPath ? search.get("code") : null} />;
   if (path === loginPath) return null;
   return <Console path={path} session={session} />;

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { fieldErrors } from "./field-errors.ts";
 import { fieldOf, type LexiconEntry, type LexiconField } from "./lexicon-spec.ts";
-import { ErrorText, useAction } from "./ui.tsx";
+import { ErrorText, useAction, useEditedSince } from "./ui.tsx";
 
 export type Draft = Record<string, string>;
 
@@ -33,6 +33,8 @@ export function EditRow(props: {
     fields.map((field) => field.name),
   );
   const placed = Object.keys(errors).length > 0;
+  // A message goes once its field is changed: it spoke of the value that was there.
+  const since = useEditedSince(action.error);
   const adding = entry === undefined;
 
   const submit = async () => {
@@ -62,7 +64,7 @@ export function EditRow(props: {
     <tr class={adding ? "add-row" : "editing"} onKeyDown={onKeyDown}>
       {fields.map((field, index) => {
         const id = `${props.idPrefix}-${field.name}`;
-        const error = errors[field.name];
+        const error = since.edited(field.name) ? undefined : errors[field.name];
         return (
           <td key={field.name} data-label={field.label}>
             <input
@@ -74,14 +76,17 @@ export function EditRow(props: {
               aria-describedby={error ? `${id}-error` : undefined}
               // biome-ignore lint/a11y/noAutofocus: Edit moves focus into the row it opened.
               autoFocus={!adding && index === 0}
-              onInput={(event) => setDraft({ ...draft, [field.name]: event.currentTarget.value })}
+              onInput={(event) => {
+                setDraft({ ...draft, [field.name]: event.currentTarget.value });
+                since.edit(field.name);
+              }}
             />
             {error && (
               <p class="error small" id={`${id}-error`} role="alert">
                 {error}
               </p>
             )}
-            {index === 0 && !placed && <ErrorText error={action.error} />}
+            {index === 0 && !placed && !since.any && <ErrorText error={action.error} />}
           </td>
         );
       })}

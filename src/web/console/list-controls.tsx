@@ -33,32 +33,44 @@ export function SearchBox(props: {
   );
 }
 
-/** "21–40 of 75" with Previous / Next; nothing when everything fits on one page. */
+/**
+ * "21–40 of 75" with Previous / Next (or the names a list gives them: History's Newer / Older);
+ * nothing when everything fits on one page. A button at the end is marked unavailable rather than
+ * disabled, so the focus stays on it.
+ */
 export function Pager(props: {
   label: string;
   total: number;
   limit: number;
   offset: number;
   onOffset: (offset: number) => void;
+  names?: [previous: string, next: string];
 }) {
   const { total, limit, offset } = props;
   if (total <= limit && offset === 0) return null;
   const first = total === 0 ? 0 : offset + 1;
   const last = Math.min(offset + limit, total);
+  const [previous, next] = props.names ?? ["Previous", "Next"];
+  const atStart = offset === 0;
+  const atEnd = last >= total;
   return (
     <nav class="pager row" aria-label={props.label}>
       <button
         type="button"
-        disabled={offset === 0}
-        onClick={() => props.onOffset(Math.max(0, offset - limit))}
+        aria-disabled={atStart ? "true" : undefined}
+        onClick={() => !atStart && props.onOffset(Math.max(0, offset - limit))}
       >
-        Previous
+        {previous}
       </button>
       <span aria-live="polite">
         {first}–{last} of {total}
       </span>
-      <button type="button" disabled={last >= total} onClick={() => props.onOffset(offset + limit)}>
-        Next
+      <button
+        type="button"
+        aria-disabled={atEnd ? "true" : undefined}
+        onClick={() => !atEnd && props.onOffset(offset + limit)}
+      >
+        {next}
       </button>
     </nav>
   );

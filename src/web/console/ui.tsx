@@ -85,6 +85,40 @@ export function useAction(): {
   return { busy, error, run, clear: () => setError(undefined) };
 }
 
+/**
+ * Which fields were edited since `error` came: their messages no longer hold (a message stays at
+ * a field only until the person changes it), and none of the error does once any field changed.
+ */
+export function useEditedSince(error: unknown): {
+  edit: (field: string) => void;
+  edited: (field: string) => boolean;
+  any: boolean;
+} {
+  const [state, setState] = useState<{ error: unknown; fields: ReadonlySet<string> }>({
+    error,
+    fields: new Set(),
+  });
+  const fields = state.error === error ? state.fields : new Set<string>();
+  return {
+    edit: (field) =>
+      setState((old) => ({ error, fields: new Set(old.error === error ? old.fields : []).add(field) })),
+    edited: (field) => fields.has(field),
+    any: fields.size > 0,
+  };
+}
+
+/** A page outside the console's frame (the login; svc not answering): centred, with svc's name. */
+export function PageAlone(props: { children: ComponentChildren }) {
+  return (
+    <main id="main" class="page-alone" tabIndex={-1}>
+      <p class="brand" aria-hidden="true">
+        svc
+      </p>
+      {props.children}
+    </main>
+  );
+}
+
 /** Puts the focus on the screen's heading (after a menu choice, or when a list is left empty). */
 export function focusHeading(): void {
   (document.getElementById("screen-title") ?? document.getElementById("main"))?.focus();

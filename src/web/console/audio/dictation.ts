@@ -18,7 +18,7 @@ export interface DictationState {
   elapsedMs: number;
   /** What live dictation has recognised so far while recording. */
   liveText?: LiveText;
-  /** The last finished text; kept while the next dictation runs or fails. */
+  /** The last finished text; kept while the next dictation runs, dropped when it fails. */
   result?: TranscribeResult;
   /** How the result came: streamed while speaking (its durationMs is the wait after Stop), or uploaded. */
   via?: "live" | "upload";
@@ -68,7 +68,15 @@ function next(state: DictationState, event: Event): DictationState {
         unsent: undefined,
       };
     case "failed":
-      return { ...state, phase: "idle", error: event.error, unsent: event.unsent ?? state.unsent };
+      // The error stands alone: the text above it would read as this attempt's.
+      return {
+        ...state,
+        phase: "idle",
+        result: undefined,
+        via: undefined,
+        error: event.error,
+        unsent: event.unsent ?? state.unsent,
+      };
     case "discard":
       return { ...state, unsent: undefined, error: undefined };
   }

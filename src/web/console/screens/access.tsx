@@ -17,6 +17,13 @@ import {
   useResource,
 } from "../ui.tsx";
 
+// The keys table reloads when a key is made elsewhere on the page: turning keys on (here or in the
+// banner) or the spare admin key offered at Log out.
+const keyListeners = new Set<() => void>();
+export const keysChanged = (): void => {
+  for (const listener of keyListeners) listener();
+};
+
 /** A key shown this once, with a button to copy it; the focus goes to it, since it is shown once. */
 export function KeyReveal(props: { name: string; secret: string; onDone?: () => void }) {
   const copy = useRef<HTMLButtonElement>(null);
@@ -64,6 +71,7 @@ function ModeSwitch(props: { session: Session }) {
       rememberSessionCheck(answer.check);
       if (answer.key && answer.keyName) setMade({ name: answer.keyName, key: answer.key });
       if (answer.madeWhileOff) toast(madeWhileOffWarning(answer.madeWhileOff), "error");
+      keysChanged();
       await refreshSession();
     });
   return (
@@ -113,6 +121,11 @@ function Keys(props: { session: Session }) {
   const [made, setMade] = useState<{ name: string; key: string }>();
   const create = useAction();
   const revoke = useAction();
+  const { reload } = keys;
+  useEffect(() => {
+    keyListeners.add(reload);
+    return () => keyListeners.delete(reload);
+  }, [reload]);
   return (
     <>
       <AddDevice session={session} onAdded={keys.reload} />
@@ -275,6 +288,7 @@ function ThisBrowser(props: { session: Session }) {
                   const name = `owner-${new Date().toISOString().slice(0, 10)}-${Math.floor(Math.random() * 1000)}`;
                   const made = await api.post("/api/keys", { body: { name, role: "admin" } });
                   setSpare({ name: made.name, key: made.key });
+                  keysChanged();
                 })
               }
             >

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type Answer, ApiError, api } from "../api.ts";
 import { toast } from "../toast.tsx";
-import { ErrorText, useAction } from "../ui.tsx";
+import { ErrorText, useAction, useEditedSince } from "../ui.tsx";
 
 export type Format = Answer<"get", "/api/formats/{id}">;
 type FormatStyle = Format["style"];
@@ -54,11 +54,18 @@ export function FormatEditor(props: { format: Format | null; onDone: () => void 
   const save = useAction();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
-  const errors = fieldErrors(save.error);
-  const set = <K extends keyof Draft>(key: K, value: Draft[K]) =>
+  // A field's message goes once the field is changed: it spoke of the value that was there.
+  const since = useEditedSince(save.error);
+  const placed = fieldErrors(save.error);
+  const errors = Object.fromEntries(Object.entries(placed).filter(([name]) => !since.edited(name)));
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
+    since.edit(key);
     setDraft((old) => ({ ...old, [key]: value }));
-  const setStyle = <K extends keyof FormatStyle>(key: K, value: FormatStyle[K]) =>
+  };
+  const setStyle = <K extends keyof FormatStyle>(key: K, value: FormatStyle[K]) => {
+    since.edit("style");
     setDraft((old) => ({ ...old, style: { ...old.style, [key]: value } }));
+  };
   const text = (event: Event) => (event.currentTarget as HTMLInputElement).value;
 
   const submit = () =>
@@ -192,7 +199,7 @@ export function FormatEditor(props: { format: Format | null; onDone: () => void 
           Enabled
         </label>
       </div>
-      {Object.keys(errors).length === 0 && <ErrorText error={save.error} />}
+      {Object.keys(placed).length === 0 && !since.any && <ErrorText error={save.error} />}
       <div class="row">
         <button type="submit" class="primary" disabled={save.busy}>
           {format ? "Save changes" : "Create format"}

@@ -231,6 +231,7 @@ export function HistoryScreen() {
       {page && (
         <Pager
           label="History pages"
+          names={["Newer", "Older"]}
           total={page.total}
           limit={pageSize}
           offset={page.offset}

@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, rememberSessionCheck } from "../api.ts";
 import { navigate } from "../router.ts";
 import { refreshSession } from "../session.ts";
-import { ErrorText, Screen, useAction } from "../ui.tsx";
+import { ErrorText, PageAlone, Screen, useAction } from "../ui.tsx";
 
 export function LoginScreen(props: { code: string | null }) {
   const [secret, setSecret] = useState("");
@@ -27,33 +27,35 @@ export function LoginScreen(props: { code: string | null }) {
     void send(props.code);
   }, [props.code]);
   return (
-    <Screen title="Log in to svc">
-      <form
-        class="panel stack login"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void send(secret.trim());
-        }}
-      >
-        <p class="muted">
-          This svc asks for a key. Paste one (<code>svck_…</code>, made with <code>svc keys create</code> or
-          on the Access screen), or the one-time code from svc's start log.
-        </p>
-        <label for="login-secret">Key or one-time code</label>
-        <input
-          id="login-secret"
-          type="password"
-          autocomplete="off"
-          value={secret}
-          onInput={(event) => setSecret(event.currentTarget.value)}
-        />
-        <div class="row">
-          <button type="submit" class="button primary" disabled={login.busy || secret.trim() === ""}>
-            Log in
-          </button>
-        </div>
-        <ErrorText error={login.error} />
-      </form>
-    </Screen>
+    <PageAlone>
+      <Screen title="Log in to svc">
+        <form
+          class="panel stack login"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void send(secret.trim());
+          }}
+        >
+          <p class="muted">
+            This svc asks for a key. Paste one (<code>svck_…</code>, made with <code>svc keys create</code> or
+            on the Access screen), or the one-time code from svc's start log.
+          </p>
+          <label for="login-secret">Key or one-time code</label>
+          <input
+            id="login-secret"
+            type="password"
+            autocomplete="off"
+            value={secret}
+            onInput={(event) => setSecret(event.currentTarget.value)}
+          />
+          <div class="row">
+            <button type="submit" class="button primary" disabled={login.busy || secret.trim() === ""}>
+              Log in
+            </button>
+          </div>
+          <ErrorText error={login.error} />
+        </form>
+      </Screen>
+    </PageAlone>
   );
 }
