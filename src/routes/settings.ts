@@ -35,6 +35,10 @@ const settingSchemaSchema = v.looseObject({
 
 const catalogEntrySchema = v.object({
   key: v.string(),
+  /** What a person calls it: the field's label, and the subject of the API's messages about it. */
+  label: v.string(),
+  /** What a number counts ("ms", "seconds", "days"), when it is a number of something. */
+  unit: v.optional(v.string()),
   description: v.string(),
   default: v.unknown(),
   secret: v.boolean(),
@@ -70,6 +74,8 @@ function describeCatalog() {
     const schema: JsonSchema = toJsonSchema(def.schema, { target: "openapi-3.0", errorMode: "ignore" });
     return {
       key,
+      label: def.label,
+      ...(def.unit === undefined ? {} : { unit: def.unit }),
       description: def.description,
       default: def.secret ? secretMask(false) : def.default,
       secret: def.secret === true,
@@ -117,7 +123,7 @@ export function createSettingsRoutes(deps: {
         summary: "Catalog of known settings",
         access: "dictate",
         description:
-          "Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are \"auto\" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
+          "Each known key with its label (what the console and the API's messages call it), unit (what a number counts, where it counts something), description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are \"auto\" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.",
         responses: {
           200: { description: "The catalog", schema: catalogSchema },
         },

@@ -24,6 +24,10 @@ export type SettingGroup = keyof typeof settingGroups | "engine";
 
 /** A known setting: how its value is checked, what it is when unset, and what it does. */
 export interface SettingDef<S extends v.GenericSchema = v.GenericSchema> {
+  /** What a person calls it: the console's field label, and the subject of every message about it. */
+  label: string;
+  /** What a number counts ("ms", "seconds", "days"): shown beside its field and in its messages. */
+  unit?: string;
   schema: S;
   default: v.InferOutput<S>;
   description: string;
@@ -58,14 +62,21 @@ const pluginEntry = v.union(
 );
 
 const httpUrl = v.pipe(
-  v.string(),
+  v.string("must be an http:// or https:// URL"),
   v.trim(),
   v.maxLength(2048, "the URL must be at most 2048 characters"),
   v.url("must be an http:// or https:// URL"),
   v.check((url) => /^https?:\/\//i.test(url), "must be an http:// or https:// URL"),
 );
 const optionalText = (max: number) =>
-  v.nullable(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(max)));
+  v.nullable(
+    v.pipe(
+      v.string("must be text, or null for none"),
+      v.trim(),
+      v.minLength(1, "must not be empty (send null for none)"),
+      v.maxLength(max, `must be at most ${max} characters`),
+    ),
+  );
 const whole = (min: number, max: number) =>
   v.pipe(
     v.number("must be a number"),
@@ -86,18 +97,27 @@ const secretText = v.nullable(
 /** Every setting svc itself reads. Other keys are opaque client preferences (see service.ts). */
 export const settingsCatalog = {
   plugins: define({
-    schema: v.pipe(v.array(pluginEntry), v.maxLength(200)),
+    label: "Plugins",
+    schema: v.pipe(
+      v.array(pluginEntry, 'must be a list of package names or ["package-name", {options}] pairs'),
+      v.maxLength(200, "must list at most 200 plugins"),
+    ),
     default: [],
     description: 'Plugins to load: package names, or ["package-name", {options}] pairs.',
     group: "plugins",
   }),
   disabled_plugins: define({
-    schema: v.pipe(v.array(specifier), v.maxLength(200)),
+    label: "Switched-off plugins",
+    schema: v.pipe(
+      v.array(specifier, "must be a list of package names"),
+      v.maxLength(200, "must list at most 200 plugins"),
+    ),
     default: [],
     description: "Package names of installed plugins that are switched off.",
     group: "plugins",
   }),
   language: define({
+    label: "Language",
     // GET /api/settings/schema adds the active engine's languages as examples: what the console offers.
     schema: languageSchema,
     default: "auto",
@@ -106,14 +126,16 @@ export const settingsCatalog = {
     group: "speech",
   }),
   stt_engine: define({
+    label: "Speech engine",
     schema: v.picklist(engineIds, `must be one of ${engineIds.map((id) => `"${id}"`).join(", ")}`),
     default: defaultEngineId,
     description: `Speech engine: ${engineIds.join(", ")} (GET /api/engines describes each).`,
     group: "speech",
   }),
   stt_model: define({
+    label: "Whisper model",
     schema: v.pipe(
-      v.string(),
+      v.string("must be a model name"),
       v.trim(),
       v.check(
         isModelName,
@@ -126,18 +148,32 @@ export const settingsCatalog = {
     group: "engine",
   }),
   cleanup_mode: define({
+    label: "Cleanup",
     schema: v.picklist(["off", "basic", "llm"], 'must be "off", "basic" or "llm"'),
     default: "basic",
     description: "Text cleanup: off, basic (deterministic), or llm (deterministic, then an LLM pass).",
     group: "cleanup",
   }),
   filler_words: define({
-    schema: v.pipe(v.array(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(50))), v.maxLength(500)),
+    label: "Filler words",
+    schema: v.pipe(
+      v.array(
+        v.pipe(
+          v.string("must be a list of words"),
+          v.trim(),
+          v.minLength(1, "must not hold an empty word"),
+          v.maxLength(50, "must hold words of at most 50 characters"),
+        ),
+        "must be a list of words",
+      ),
+      v.maxLength(500, "must hold at most 500 words"),
+    ),
     default: [],
     description: "Extra filler words or phrases that basic cleanup removes, beside the built-in ones.",
     group: "cleanup",
   }),
   keep_alive: define({
+    label: "Keep alive",
     schema: keepAliveSchema,
     default: "5m",
     description:
@@ -145,30 +181,36 @@ export const settingsCatalog = {
     group: "speech",
   }),
   history_paused: define({
+    label: "Pause history",
     schema: v.boolean("must be true or false"),
     default: false,
     description: "When true, new dictations are not written to history.",
     group: "history",
   }),
   history_retention_days: define({
+    label: "History retention",
+    unit: "days",
     schema: v.nullable(whole(1, 3650)),
     default: null,
     description: "Delete history older than this many days (checked on change and daily); null keeps it all.",
     group: "history",
   }),
   llm_base_url: define({
+    label: "LLM base URL",
     schema: v.nullable(httpUrl),
     default: null,
     description: "Base URL of an OpenAI-compatible chat API for llm cleanup, e.g. http://localhost:11434/v1.",
     group: "llm",
   }),
   llm_model: define({
+    label: "LLM model",
     schema: optionalText(200),
     default: null,
     description: "Chat model used for llm cleanup.",
     group: "llm",
   }),
   llm_api_key: define({
+    label: "LLM API key",
     schema: secretText,
     default: null,
     description:
@@ -178,6 +220,8 @@ export const settingsCatalog = {
     group: "llm",
   }),
   llm_timeout_ms: define({
+    label: "LLM timeout",
+    unit: "ms",
     schema: whole(500, 120_000),
     // Dictation waits for this call: a few seconds, then the deterministic text is used.
     default: 4000,
@@ -185,18 +229,21 @@ export const settingsCatalog = {
     group: "llm",
   }),
   remote_stt_base_url: define({
+    label: "Remote speech base URL",
     schema: v.nullable(httpUrl),
     default: null,
     description: "Base URL of an OpenAI-compatible transcription API (stt_engine remote).",
     group: "engine",
   }),
   remote_stt_model: define({
+    label: "Remote speech model",
     schema: optionalText(200),
     default: null,
     description: 'Model name sent to the remote transcription API, e.g. "whisper-1".',
     group: "engine",
   }),
   remote_stt_api_key: define({
+    label: "Remote speech API key",
     schema: secretText,
     default: null,
     description:
@@ -206,6 +253,8 @@ export const settingsCatalog = {
     group: "engine",
   }),
   remote_stt_timeout_ms: define({
+    label: "Remote speech timeout",
+    unit: "ms",
     schema: whole(1000, 600_000),
     default: 60_000,
     description: "Time allowed for one remote transcription request.",
@@ -213,6 +262,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   remote_stt_concurrency: define({
+    label: "Remote requests at once",
+    unit: "requests",
     schema: whole(1, 64),
     // One keeps dictated clips ahead of long files' chunks; a server that runs requests in
     // parallel (a cloud API, a GPU pool) takes more.
@@ -223,12 +274,15 @@ export const settingsCatalog = {
     advanced: true,
   }),
   max_audio_seconds: define({
+    label: "Longest recording",
+    unit: "seconds",
     schema: whole(1, 3600),
     default: 600,
     description: "Longest recording accepted for transcription; longer audio is refused with 413.",
     group: "speech",
   }),
   audio_ctx_scaling: define({
+    label: "Fit whisper's audio context to the clip",
     schema: v.boolean("must be true or false"),
     default: true,
     description: "Shrink whisper's audio context to the clip length: much faster on short dictations.",
@@ -236,12 +290,16 @@ export const settingsCatalog = {
     advanced: true,
   }),
   whisper_threads: define({
+    label: "Whisper threads",
+    unit: "threads",
     schema: v.nullable(whole(1, 256)),
     default: null,
     description: "CPU threads for the embedded whisper engine; null picks one per core, up to a limit.",
     group: "engine",
   }),
   transcribe_queue_size: define({
+    label: "Transcription queue",
+    unit: "recordings",
     schema: whole(1, 1000),
     default: 16,
     description:
@@ -250,12 +308,16 @@ export const settingsCatalog = {
     advanced: true,
   }),
   transcribe_timeout_seconds: define({
+    label: "Transcription time limit",
+    unit: "seconds",
     schema: whole(5, 86_400),
     default: 600,
     description: "Longest one transcription may take end to end before it is stopped with 504 timeout.",
     group: "limits",
   }),
   whisper_max_tokens: define({
+    label: "Whisper tokens per window",
+    unit: "tokens",
     schema: whole(0, 448),
     default: 0,
     description:
@@ -264,12 +326,16 @@ export const settingsCatalog = {
     advanced: true,
   }),
   dictate_max_session_seconds: define({
+    label: "Longest live dictation",
+    unit: "seconds",
     schema: whole(5, 3600),
     default: 300,
     description: "Longest live dictation (GET /api/dictate); audio past it ends the session with an error.",
     group: "live",
   }),
   live_partial_budget: define({
+    label: "Partial guess budget",
+    unit: "× piece time",
     schema: v.pipe(
       v.number("must be a number"),
       v.minValue(0, "must be at least 0"),
@@ -282,6 +348,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   dictate_max_speed: define({
+    label: "Live dictation speed limit",
+    unit: "× real time",
     schema: whole(1, 1000),
     default: 4,
     description:
@@ -290,6 +358,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   dictate_start_timeout_seconds: define({
+    label: "Live dictation start timeout",
+    unit: "seconds",
     schema: whole(1, 60),
     default: 5,
     description:
@@ -298,6 +368,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   dictate_idle_timeout_seconds: define({
+    label: "Live dictation idle timeout",
+    unit: "seconds",
     schema: whole(1, 600),
     default: 30,
     description:
@@ -305,6 +377,8 @@ export const settingsCatalog = {
     group: "live",
   }),
   wyoming_idle_timeout_seconds: define({
+    label: "Wyoming idle timeout",
+    unit: "seconds",
     schema: whole(1, 600),
     default: 30,
     description:
@@ -312,6 +386,8 @@ export const settingsCatalog = {
     group: "wyoming",
   }),
   wyoming_max_utterance_seconds: define({
+    label: "Longest Wyoming utterance",
+    unit: "seconds",
     schema: whole(5, 600),
     default: 60,
     description:
@@ -319,6 +395,8 @@ export const settingsCatalog = {
     group: "wyoming",
   }),
   wyoming_unread_timeout_seconds: define({
+    label: "Wyoming unread timeout",
+    unit: "seconds",
     schema: whole(1, 600),
     default: 10,
     description:
@@ -327,6 +405,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   wyoming_max_speed: define({
+    label: "Wyoming speed limit",
+    unit: "× real time",
     schema: whole(1, 1000),
     default: 4,
     description:
@@ -335,6 +415,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   wyoming_min_bytes_per_second: define({
+    label: "Wyoming slowest event rate",
+    unit: "bytes/s",
     schema: whole(0, 1_048_576),
     default: 1024,
     description:
@@ -343,6 +425,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   wyoming_max_control_bytes_per_second: define({
+    label: "Wyoming control rate limit",
+    unit: "bytes/s",
     schema: whole(1024, 16_777_216),
     default: 131_072,
     description:
@@ -351,6 +435,8 @@ export const settingsCatalog = {
     advanced: true,
   }),
   hook_timeout_ms: define({
+    label: "Plugin hook timeout",
+    unit: "ms",
     schema: whole(50, 60_000),
     default: 5000,
     description: "Time a plugin hook may take before it is skipped and the text moves on.",

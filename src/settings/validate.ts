@@ -1,5 +1,5 @@
 import { AppError, badRequest, payloadTooLarge } from "../errors.ts";
-import { parseReported } from "../validation.ts";
+import { type FieldIssue, parseReported } from "../validation.ts";
 import { isKnownSetting, retiredSettings, type SettingDef, settingsCatalog } from "./catalog.ts";
 
 /** Client preferences (unknown keys) are opaque but bounded, so settings cannot become a blob store. */
@@ -12,6 +12,27 @@ const reservedKeys = new Set(["schema"]);
 
 export const settingDef = (key: string): SettingDef | undefined =>
   isKnownSetting(key) ? (settingsCatalog[key] as SettingDef) : undefined;
+
+/** What a person calls `key`: its label, or for a client preference the key itself. */
+export const settingLabel = (key: string): string => settingDef(key)?.label ?? `“${key}”`;
+
+/** One problem in words: its unit after a bound, where in a list it is. */
+function problem(issue: FieldIssue, unit: string | undefined): string {
+  const bound = unit === undefined ? undefined : /at (?:least|most) (-?[\d.]+)$/.exec(issue.message)?.[1];
+  const one = bound === "1" && unit !== undefined && /^[a-z]+s$/.test(unit);
+  const text = bound === undefined ? issue.message : `${issue.message} ${one ? unit?.slice(0, -1) : unit}`;
+  const entry = /^\d+/.exec(issue.path)?.[0];
+  return entry === undefined ? text : `${text} (entry ${Number(entry) + 1})`;
+}
+
+/** The sentence a person reads for a refused value: "LLM timeout must be at least 500 ms." */
+export function refusalSentence(key: string, issues: readonly FieldIssue[]): string {
+  const label = settingLabel(key);
+  const problems = issues.map((issue) => problem(issue, settingDef(key)?.unit));
+  const text = problems.join("; ");
+  const sentence = text.startsWith("must ") ? `${label} ${text}` : `${label}: ${text}`;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
 
 export function assertSettingKey(key: string): void {
   if (isKnownSetting(key)) return;
@@ -40,7 +61,7 @@ export function encodeSetting(key: string, value: unknown): { json: string; valu
   if (def) {
     const result = parseReported(def.schema, value);
     if (!result.success) {
-      throw badRequest("invalid_setting", `Invalid value for setting "${key}": ${result.lines.join("; ")}.`, {
+      throw badRequest("invalid_setting", refusalSentence(key, result.details), {
         key,
         issues: result.details,
         accepted: def.description,
@@ -50,11 +71,11 @@ export function encodeSetting(key: string, value: unknown): { json: string; valu
   }
   const json = JSON.stringify(parsed);
   if (json === undefined) {
-    throw badRequest("invalid_setting", `Setting "${key}" needs a JSON value.`, { key });
+    throw badRequest("invalid_setting", `${settingLabel(key)} needs a value.`, { key });
   }
   const limit = def ? maxKnownValueBytes : maxCustomValueBytes;
   if (Buffer.byteLength(json) > limit) {
-    throw payloadTooLarge(`The value of setting "${key}" is larger than ${limit} bytes of JSON.`, {
+    throw payloadTooLarge(`${settingLabel(key)} is too long: it may take at most ${limit / 1024} KiB.`, {
       key,
       limit,
     });

@@ -8,7 +8,7 @@ import * as v from "valibot";
  * header, `POST /api/post-process`): "auto" or an ISO 639 code with an optional region, lower-cased.
  */
 export const languageSchema = v.pipe(
-  v.string(),
+  v.string('must be "auto" or an ISO 639 code such as "en" or "pt-br"'),
   v.trim(),
   v.toLowerCase(),
   v.transform((tag) => tag.replace("_", "-")),

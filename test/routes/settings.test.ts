@@ -58,6 +58,14 @@ describe("GET /api/settings/schema", () => {
     expect(body.items.map((item) => item.key)).toEqual([...settingKeys]);
     const stt = body.items.find((item) => item.key === "stt_engine");
     expect(stt?.default).toBe("whisper");
+    expect(stt).toMatchObject({ label: "Speech engine" });
+    expect(body.items.find((item) => item.key === "llm_timeout_ms")).toMatchObject({
+      label: "LLM timeout",
+      unit: "ms",
+    });
+    expect(new Set(body.items.map((item) => (item as { label?: string }).label)).size).toBe(
+      settingKeys.length,
+    );
     expect(stt?.schema).toMatchObject({ enum: ["whisper", "sphinx", "remote"] });
     expect(body.items.find((item) => item.key === "remote_stt_api_key")?.secret).toBe(true);
     for (const item of body.items) expect(item.description.length).toBeGreaterThan(10);
@@ -210,18 +218,33 @@ describe("PUT /api/settings/:key", () => {
     ["stt_model", "base.en.bin"],
     ["stt_model", ""],
     ["stt_model", "x".repeat(101)],
-  ])("400 invalid_setting for %s = %j, naming the key and what is accepted", async (key, value) => {
+  ])("400 invalid_setting for %s = %j, a sentence that begins with its label", async (key, value) => {
     const t = createTestApp();
     const res = await put(t, key, value);
     expect(res.status).toBe(400);
     const body = (await res.json()) as ErrorBody;
     expect(body.error.code).toBe("invalid_setting");
-    expect(body.error.message).toContain(key);
+    const { label } = settingsCatalog[key as keyof typeof settingsCatalog];
+    expect(body.error.message).toStartWith(label);
+    expect(body.error.message).not.toContain(key);
+    expect(body.error.message).toEndWith(".");
     expect(body.error.details?.key).toBe(key);
     expect(body.error.details?.accepted).toBe(
       settingsCatalog[key as keyof typeof settingsCatalog].description,
     );
     expect(t.events).toHaveLength(0);
+  });
+
+  test.each([
+    ["llm_timeout_ms", 5, "LLM timeout must be at least 500 ms."],
+    ["history_retention_days", 0, "History retention must be at least 1 day."],
+    ["language", "english", 'Language must be "auto" or an ISO 639 code such as "en" or "pt-br".'],
+    ["llm_model", "  ", "LLM model must not be empty (send null for none)."],
+    ["filler_words", ["um", ""], "Filler words must not hold an empty word (entry 2)."],
+    ["stt_engine", "vosk", 'Speech engine must be one of "whisper", "sphinx", "remote".'],
+  ])("%s = %j is refused in a plain sentence with its unit", async (key, value, message) => {
+    const body = (await (await put(createTestApp(), key, value)).json()) as ErrorBody;
+    expect(body.error.message).toBe(message);
   });
 
   test("stores an opaque client preference of any JSON type", async () => {

@@ -605,7 +605,7 @@ export interface paths {
   "/api/settings/schema": {
     /**
      * Catalog of known settings
-     * @description Each known key with its description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are "auto" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
+     * @description Each known key with its label (what the console and the API's messages call it), unit (what a number counts, where it counts something), description, default, secret flag, group (one of `groups`, in the order to show them; an engine's own settings are grouped under its id), whether it is an advanced one (a tuning or protection limit), and JSON Schema. The `language` setting's examples are "auto" and the languages of the selected engine's active model. Other keys (1-100 chars of a-z 0-9 _ . : -) are stored as opaque client preferences, at most 16 KiB of JSON each and 200 in all.
      */
     get: {
       responses: {
@@ -619,6 +619,8 @@ export interface paths {
                 }[];
               items: {
                   key: string;
+                  label: string;
+                  unit?: string;
                   description: string;
                   default: unknown;
                   secret: boolean;

@@ -94,13 +94,12 @@ export const errorSentences: Record<string, Say> = {
     "Transcribing took too long, so svc stopped. Try a shorter recording, or a faster model in Models.",
   engine_timeout: "The speech server did not answer in time. Check that it is running, then try again.",
 
-  invalid_setting: (error) => {
-    // svc's own rule for the value ("must be at least 500"), without the setting's key.
-    const rule = /^Invalid value for setting "[^"]*": (.+?)\.?$/.exec(error.message)?.[1];
-    return rule
-      ? `That value is not valid (${rule}). Correct it and save again.`
-      : "That value is not valid for this setting. Correct it and save again.";
-  },
+  // svc names the setting by its label and says the rule in a sentence ("LLM timeout must be at
+  // least 500 ms."); several refused at once come one sentence each.
+  invalid_setting: (error) =>
+    error.message
+      ? `${error.message.replace(/\.?$/, ".")} Correct it and save again.`
+      : "That value is not valid for this setting. Correct it and save again.",
   invalid_setting_key: "svc does not know this setting. Reload the page; svc may have been updated.",
   invalid_import:
     "The file has entries svc cannot take, so nothing was imported. Fix them and import it again.",
