@@ -13,11 +13,22 @@ import {
 } from "../settings/catalog.ts";
 import type { SettingsService } from "../settings/service.ts";
 import { secretMask, settingViewSchema } from "../settings/service.ts";
+import { jsonObject } from "../validation.ts";
 
 const keyParams = v.object({
   key: v.pipe(v.string(), v.minLength(1), v.maxLength(100, "key must be at most 100 characters")),
 });
 const putBody = v.object({ value: v.unknown() });
+const patchBody = v.object({
+  values: v.optional(jsonObject("values must be an object of setting keys and their values")),
+  reset: v.optional(
+    v.pipe(
+      v.array(v.string("reset must list setting keys"), "reset must be a list of setting keys"),
+      v.maxLength(400, "reset may list at most 400 keys"),
+    ),
+  ),
+});
+const updatedSchema = v.object({ items: v.array(settingViewSchema), cleared: v.array(v.string()) });
 
 /** What a form needs of a setting's JSON Schema (OpenAPI 3.0's dialect), beside the rest of it. */
 const settingSchemaSchema = v.looseObject({
@@ -116,6 +127,18 @@ export function createSettingsRoutes(deps: {
         responses: { 200: { description: "Map of key to value", schema: v.record(v.string(), v.unknown()) } },
       },
       (c) => c.json(settings.list()),
+    )
+    .patch(
+      "/",
+      {
+        summary: "Set or reset several settings at once",
+        errors: ["invalid_setting", "invalid_setting_key", "too_many_settings"],
+        description:
+          'Body {"values": {key: value, …}, "reset": [key, …]}: what the console\'s Save sends for a group. Every value is checked as PUT /api/settings/:key checks it before any is stored; when one or more are refused nothing is stored, and the 400 invalid_setting names each by its label, with `details.settings` listing {key, message, issues, accepted} per refused setting. `reset` puts known settings back to their defaults and deletes client preferences. Publishes settings.changed (settings.deleted for a preference) per key. A base URL moved to another origin removes its API key, listed in `cleared`.',
+        body: patchBody,
+        responses: { 200: { description: "Each setting named, as stored now", schema: updatedSchema } },
+      },
+      (c) => c.json(settings.update(c.req.valid("json"))),
     )
     .get(
       "/schema",

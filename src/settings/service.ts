@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import type { SettingsRepo } from "../db/settings-repo.ts";
-import { notFound } from "../errors.ts";
+import { badRequest, isAppError, notFound } from "../errors.ts";
 import type { EventBus } from "../events.ts";
 import type { Logger } from "../logger.ts";
 import { keepUserinfo, maskUserinfo, originOf, secretsBoundTo } from "./bound-secrets.ts";
@@ -12,7 +12,14 @@ import {
   settingKeys,
   settingsCatalog,
 } from "./catalog.ts";
-import { assertSettingKey, encodeSetting, maxCustomKeys, settingDef, tooManySettings } from "./validate.ts";
+import {
+  assertSettingKey,
+  encodeSetting,
+  maxCustomKeys,
+  settingDef,
+  settingLabel,
+  tooManySettings,
+} from "./validate.ts";
 
 /**
  * One setting as the API shows it; the schema is the type. Secrets appear only as
@@ -42,6 +49,12 @@ export interface SettingsService {
    * origin clears the secrets bound to it (`cleared` in the answer).
    */
   set(key: string, value: unknown): SettingView;
+  /**
+   * Several settings at once: every value is checked first, and nothing is stored when one is
+   * refused (400 invalid_setting naming each refused one by its label). `reset` puts known
+   * settings back to their defaults and deletes client preferences. Publishes as `set` and `reset`.
+   */
+  update(change: SettingsUpdate): { items: SettingView[]; cleared: string[] };
   /** Resets a known setting to its default or deletes a client preference; returns the secrets that cleared. */
   reset(key: string): string[];
   /** Stored, non-secret values, for export. */
@@ -54,6 +67,19 @@ export interface SettingsService {
   importValues(values: Record<string, unknown>, options?: { replace?: boolean }): SettingsImport;
   /** Called after every write with the key that changed. */
   onChange(listener: (key: string) => void): () => void;
+}
+
+export interface SettingsUpdate {
+  values?: Record<string, unknown>;
+  reset?: readonly string[];
+}
+
+/** One setting an update refused, as the error's `details.settings` lists it. */
+export interface SettingRefusal {
+  key: string;
+  message: string;
+  issues?: unknown;
+  accepted?: string;
 }
 
 export interface SettingsImport {
@@ -142,10 +168,16 @@ export function createSettingsService(deps: {
 
   /**
    * Runs a change of settings; then every secret bound to a URL in `keys` whose origin the change
-   * moved is removed. Returns the removed secrets; `announce` logs and publishes each (an import
-   * announces after its transaction commits instead).
+   * moved is removed, unless the change wrote it too (`written`: entered for the new URL). Returns
+   * the removed secrets; `announce` logs and publishes each (an import announces after its
+   * transaction commits instead).
    */
-  function keepingSecretsBound(keys: readonly string[], change: () => void, announce = true): string[] {
+  function keepingSecretsBound(
+    keys: readonly string[],
+    change: () => void,
+    announce = true,
+    written: readonly string[] = [],
+  ): string[] {
     const watched = keys.filter((key) => secretsBoundTo(key).length > 0);
     const before = new Map(watched.map((key) => [key, originOf(stored().get(key)?.value)]));
     change();
@@ -154,7 +186,7 @@ export function createSettingsService(deps: {
       const after = originOf(stored().get(key)?.value);
       if (after === before.get(key)) continue;
       for (const secret of secretsBoundTo(key)) {
-        if (!repo.remove(secret)) continue;
+        if (written.includes(secret) || !repo.remove(secret)) continue;
         changed(secret);
         cleared.push(secret);
         if (!announce) continue;
@@ -178,6 +210,34 @@ export function createSettingsService(deps: {
     repo.save(key, json, now().toISOString());
   }
 
+  /** The values an update may store, each checked; every refusal is collected before any throw. */
+  function checkUpdate(values: Record<string, unknown>, reset: readonly string[]): [string, unknown][] {
+    const refusals: SettingRefusal[] = [];
+    const entries = Object.entries(values).map(([key, value]): [string, unknown] => {
+      assertSettingKey(key);
+      if (reset.includes(key)) {
+        throw badRequest("invalid_setting", `${settingLabel(key)} cannot be both set and reset.`, { key });
+      }
+      const kept = keepUserinfo(value, stored().get(key)?.value);
+      try {
+        encodeSetting(key, kept);
+      } catch (error) {
+        if (!(isAppError(error) && error.code === "invalid_setting")) throw error;
+        const details = error.details as Omit<SettingRefusal, "message">;
+        refusals.push({ ...details, key, message: error.message });
+      }
+      return [key, kept];
+    });
+    for (const key of reset) assertSettingKey(key);
+    if (refusals.length > 0) {
+      const messages = refusals.map((refusal) => refusal.message).join(" ");
+      throw badRequest("invalid_setting", `Nothing was saved. ${messages}`, { settings: refusals });
+    }
+    const added = entries.filter(([key]) => !isKnownSetting(key) && !stored().has(key)).length;
+    if (added > 0 && repo.countWhereKeyNotIn(settingKeys) + added > maxCustomKeys) throw tooManySettings();
+    return entries;
+  }
+
   return {
     get<K extends SettingKey>(key: K): SettingValue<K> {
       const entry = stored().get(key);
@@ -198,6 +258,30 @@ export function createSettingsService(deps: {
       const result = view(key);
       events.publish("settings.changed", { key, isDefault: false });
       return cleared.length > 0 ? { ...result, cleared } : result;
+    },
+    update({ values = {}, reset = [] }) {
+      const entries = checkUpdate(values, reset);
+      const keys = [...entries.map(([key]) => key), ...reset];
+      const removed: string[] = [];
+      const written = entries.map(([key]) => key);
+      const change = () => {
+        for (const [key, value] of entries) {
+          write(key, value);
+          changed(key);
+        }
+        for (const key of reset.filter((key) => repo.remove(key))) {
+          removed.push(key);
+          changed(key);
+        }
+      };
+      const cleared = keepingSecretsBound(keys, change, true, written);
+      for (const [key] of entries) events.publish("settings.changed", { key, isDefault: false });
+      for (const key of removed) {
+        if (isKnownSetting(key)) events.publish("settings.changed", { key, isDefault: true });
+        else events.publish("settings.deleted", { key });
+      }
+      const items = keys.filter((key) => isKnownSetting(key) || stored().has(key)).map(view);
+      return { items, cleared };
     },
     reset(key) {
       assertSettingKey(key);

@@ -111,6 +111,70 @@ describe("GET /api/settings/schema", () => {
   });
 });
 
+describe("PATCH /api/settings", () => {
+  const patch = (t: ReturnType<typeof createTestApp>, body: unknown) =>
+    t.json("/api/settings", "PATCH", body);
+
+  test("stores several values and resets others in one request, one event each", async () => {
+    const t = createTestApp();
+    await put(t, "llm_model", "llama3");
+    t.events.length = 0;
+    const res = await patch(t, { values: { llm_timeout_ms: 6000, keep_alive: "10m" }, reset: ["llm_model"] });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { items: { key: string; value: unknown; isDefault: boolean }[] };
+    expect(body.items.map(({ key, value, isDefault }) => [key, value, isDefault])).toEqual([
+      ["llm_timeout_ms", 6000, false],
+      ["keep_alive", "10m", false],
+      ["llm_model", null, true],
+    ]);
+    expect(t.services.settings.get("keep_alive")).toBe("10m");
+    expect(t.events.map((event) => [event.key, event.isDefault])).toEqual([
+      ["llm_timeout_ms", false],
+      ["keep_alive", false],
+      ["llm_model", true],
+    ]);
+  });
+
+  test("stores nothing when one value is refused, and names every refused one by its label", async () => {
+    const t = createTestApp();
+    const res = await patch(t, {
+      values: { llm_timeout_ms: 5, keep_alive: "10m", history_retention_days: 0 },
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error.code).toBe("invalid_setting");
+    expect(body.error.message).toBe(
+      "Nothing was saved. LLM timeout must be at least 500 ms. History retention must be at least 1 day.",
+    );
+    const refused = (body.error.details as { settings: { key: string; message: string }[] }).settings;
+    expect(refused.map(({ key, message }) => [key, message])).toEqual([
+      ["llm_timeout_ms", "LLM timeout must be at least 500 ms."],
+      ["history_retention_days", "History retention must be at least 1 day."],
+    ]);
+    expect(t.services.settings.get("keep_alive")).toBe("5m");
+    expect(t.events).toHaveLength(0);
+  });
+
+  test("a base URL moved to another origin in a batch removes its key and lists it", async () => {
+    const t = createTestApp();
+    await patch(t, { values: { llm_base_url: "http://127.0.0.1:11434/v1", llm_api_key: "sk-local" } });
+    expect(t.services.settings.get("llm_api_key")).toBe("sk-local");
+    const res = await patch(t, { values: { llm_base_url: "http://other.example/v1", llm_model: "m" } });
+    expect(await res.json()).toMatchObject({ cleared: ["llm_api_key"] });
+    expect(t.services.settings.get("llm_api_key")).toBeNull();
+  });
+
+  test("a key set and reset at once, or a retired one, is refused before anything is stored", async () => {
+    const t = createTestApp();
+    const both = await patch(t, { values: { llm_model: "m" }, reset: ["llm_model"] });
+    expect(((await both.json()) as ErrorBody).error.code).toBe("invalid_setting");
+    const retired = await patch(t, { values: { llm_model: "m", dictate_max_sessions: 4 } });
+    expect(((await retired.json()) as ErrorBody).error.code).toBe("invalid_setting_key");
+    expect(t.services.settings.get("llm_model")).toBeNull();
+    expect(t.events).toHaveLength(0);
+  });
+});
+
 describe("GET /api/settings/:key", () => {
   test("returns a known setting's default with isDefault", async () => {
     const { request } = createTestApp();

@@ -601,6 +601,39 @@ export interface paths {
         };
       };
     };
+    /**
+     * Set or reset several settings at once
+     * @description Body {"values": {key: value, …}, "reset": [key, …]}: what the console's Save sends for a group. Every value is checked as PUT /api/settings/:key checks it before any is stored; when one or more are refused nothing is stored, and the 400 invalid_setting names each by its label, with `details.settings` listing {key, message, issues, accepted} per refused setting. `reset` puts known settings back to their defaults and deletes client preferences. Publishes settings.changed (settings.deleted for a preference) per key. A base URL moved to another origin removes its API key, listed in `cleared`.
+     */
+    patch: {
+      requestBody: {
+        content: {
+          "application/json": {
+            values?: unknown;
+            reset?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description Each setting named, as stored now */
+        200: {
+          content: {
+            "application/json": {
+              items: ({
+                  key: string;
+                  value: unknown;
+                  isDefault: boolean;
+                  updatedAt: string | null;
+                  known: boolean;
+                  secret: boolean;
+                  cleared?: string[];
+                })[];
+              cleared: string[];
+            };
+          };
+        };
+      };
+    };
   };
   "/api/settings/schema": {
     /**
