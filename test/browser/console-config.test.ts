@@ -109,8 +109,9 @@ async function intermediateProgress(page: Page, scope: string): Promise<{ value:
   return (await handle.jsonValue()) as { value: number; text: string };
 }
 
+/** The form that saves a setting: its group's on the Settings screen, its own on Models. */
 const field = (page: Page, key: string): Locator =>
-  page.locator("form.setting", { has: page.locator(`#setting-${key}`) });
+  page.locator("form", { has: page.locator(`#setting-${key}`) });
 
 describe("the first-run model offer (compiled binary)", () => {
   test("appears with no model installed and downloads nothing until its button is pressed", async () => {
@@ -177,16 +178,30 @@ describe("Escape (compiled binary)", () => {
 });
 
 describe("the Settings screen (compiled binary)", () => {
-  test("saves a field, shows the API's message at an invalid one and resets to the default", async () => {
+  /** The requests the page sends to change settings, as "METHOD path body". */
+  const writes = (page: Page): string[] => {
+    const seen: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() !== "GET" && new URL(request.url()).pathname.startsWith("/api/settings"))
+        seen.push(`${request.method()} ${new URL(request.url()).pathname} ${request.postData() ?? ""}`);
+    });
+    return seen;
+  };
+
+  test("saves a group's changed fields in one request; a number out of range is refused by its label", async () => {
     const opened = await open("/settings");
     const { page } = opened;
-    const timeout = page.getByLabel("LLM timeout (ms)");
+    const sent = writes(page);
+    const timeout = page.getByLabel("LLM timeout", { exact: true });
     await timeout.waitFor();
     expect(await timeout.inputValue()).toBe("4000");
-    const form = field(page, "llm_timeout_ms");
+    const group = page.getByRole("region", { name: "LLM cleanup" });
+    expect(await group.getByText("ms", { exact: true }).count()).toBe(1);
+    expect(await group.textContent()).toContain("500 to 120000 ms");
 
     await timeout.fill("5");
-    await form.getByRole("button", { name: "Save" }).click();
+    await group.getByText("1 unsaved change").waitFor();
+    await group.getByRole("button", { name: "Save" }).click();
     const message = page.locator("#setting-llm_timeout_ms-error");
     await message.waitFor();
     expect(await message.textContent()).toBe("LLM timeout must be at least 500 ms.");
@@ -194,21 +209,42 @@ describe("the Settings screen (compiled binary)", () => {
     expect(await timeout.getAttribute("aria-describedby")).toContain("setting-llm_timeout_ms-error");
     expect(await setting("llm_timeout_ms")).toMatchObject({ value: 4000, isDefault: true });
 
-    // Keyboard: Enter in the field saves it.
+    // Two fields of the group, one Save, one request; Enter in a field saves its group.
     await timeout.fill("6000");
+    await page.getByLabel("LLM model", { exact: true }).fill("llama3");
+    await group.getByText("2 unsaved changes").waitFor();
+    sent.length = 0;
     await timeout.press("Enter");
     await until(
-      () => setting("llm_timeout_ms"),
-      (view) => view.value === 6000 && !view.isDefault,
+      () => setting("llm_model"),
+      (view) => view.value === "llama3",
     );
+    expect(await setting("llm_timeout_ms")).toMatchObject({ value: 6000, isDefault: false });
+    expect(sent).toEqual([
+      'PATCH /api/settings {"values":{"llm_model":"llama3","llm_timeout_ms":6000},"reset":[]}',
+    ]);
     await message.waitFor({ state: "detached" });
+    await group.getByText(/unsaved change/).waitFor({ state: "detached" });
     expect(await timeout.getAttribute("aria-invalid")).toBeNull();
 
-    await form.getByRole("button", { name: "Reset to default" }).click();
+    // Reset to default is an edit like any other, saved with the group; Cancel takes edits back.
+    await group.getByRole("button", { name: "Reset to default" }).first().click();
+    await page.getByLabel("LLM model", { exact: true }).fill("not kept");
+    await group.getByRole("button", { name: "Cancel" }).click();
+    expect(await page.getByLabel("LLM model", { exact: true }).inputValue()).toBe("llama3");
+    expect(await timeout.inputValue()).toBe("6000");
+    for (const name of ["LLM model", "LLM timeout"]) {
+      await page
+        .locator(".setting", { has: page.getByLabel(name, { exact: true }) })
+        .getByRole("button", { name: "Reset to default" })
+        .click();
+    }
+    await group.getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("llm_timeout_ms"),
       (view) => view.isDefault && view.value === 4000,
     );
+    expect((await setting("llm_model")).isDefault).toBe(true);
     await page.waitForFunction(
       () => document.querySelector<HTMLInputElement>("#setting-llm_timeout_ms")?.value === "4000",
     );
@@ -218,7 +254,7 @@ describe("the Settings screen (compiled binary)", () => {
   test("Keep alive takes a duration as typed: 10m, or a number of seconds", async () => {
     const opened = await open("/settings");
     const { page } = opened;
-    const keepAlive = page.locator("#setting-keep_alive");
+    const keepAlive = page.getByLabel("Keep alive", { exact: true });
     await keepAlive.waitFor();
     expect(await keepAlive.inputValue()).toBe("5m");
     await keepAlive.fill("10m");
@@ -232,6 +268,7 @@ describe("the Settings screen (compiled binary)", () => {
       .getByRole("button", { name: "Save" })
       .and(page.locator(":disabled"))
       .waitFor();
+    expect(await keepAlive.inputValue()).toBe("10m");
     await keepAlive.fill("300");
     await keepAlive.press("Enter");
     await until(
@@ -239,6 +276,7 @@ describe("the Settings screen (compiled binary)", () => {
       (view) => view.value === 300,
     );
     await field(page, "keep_alive").getByRole("button", { name: "Reset to default" }).click();
+    await field(page, "keep_alive").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("keep_alive"),
       (view) => view.isDefault,
@@ -246,43 +284,57 @@ describe("the Settings screen (compiled binary)", () => {
     await finish(opened);
   }, 60_000);
 
-  test("booleans, lists one per line, JSON and write-only secrets", async () => {
+  test("a switch, lists one per line, plugins without JSON and write-only secrets", async () => {
     const opened = await open("/settings");
     const { page } = opened;
-    await page.getByLabel("History paused").check();
+    const paused = page.getByRole("switch", { name: "Pause history" });
+    await paused.check();
     await field(page, "history_paused").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("history_paused"),
       (view) => view.value === true,
     );
+    await paused.uncheck();
+    await field(page, "history_paused").getByRole("button", { name: "Save" }).click();
+    await until(
+      () => setting("history_paused"),
+      (view) => view.value === false,
+    );
 
     // A list of words is edited one per line; blank lines are not entries.
-    const fillers = page.locator("#setting-filler_words");
+    const fillers = page.getByLabel("Filler words");
     await fillers.fill("basically\n\n  you know  \n");
     await field(page, "filler_words").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("filler_words"),
       (view) => JSON.stringify(view.value) === '["basically","you know"]',
     );
-    // A list of mixed entries stays JSON, checked before it is sent.
-    await page.locator("#setting-plugins").fill('["svc-a", ');
+    // Plugins: a name per line, options as JSON after it; options that do not parse stop at the field.
+    const plugins = page.getByRole("textbox", { name: "Plugins", exact: true });
+    expect(await field(page, "plugins").textContent()).toContain("One per line: a package name");
+    await plugins.fill('svc-a\nsvc-b {"mode": ');
     await field(page, "plugins").getByRole("button", { name: "Save" }).click();
-    await page.locator("#setting-plugins-error").getByText("This is not valid JSON").waitFor();
+    expect(await page.locator("#setting-plugins-error").textContent()).toBe(
+      'Plugins: the options on line 2 are not valid JSON; write them after the name as {"option": value}.',
+    );
     expect(await setting("plugins")).toMatchObject({ value: [], isDefault: true });
-    await page.locator("#setting-plugins").fill("[]");
+    await field(page, "plugins").getByRole("button", { name: "Cancel" }).click();
+    expect(await plugins.inputValue()).toBe("");
 
-    const key = field(page, "llm_api_key");
+    const key = page.locator(".setting", { has: page.locator("#setting-llm_api_key") });
     expect(await key.locator(".badge").textContent()).toBe("not set");
-    await page.locator("#setting-llm_api_key").fill("sk-console-secret-1234");
-    await key.getByRole("button", { name: "Save" }).click();
+    await page.getByLabel("LLM API key").fill("sk-console-secret-1234");
+    await field(page, "llm_api_key").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("llm_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":true}',
     );
     await key.locator(".badge", { hasText: /^set$/ }).waitFor();
-    expect(await page.locator("#setting-llm_api_key").inputValue()).toBe("");
+    expect(await page.getByLabel("LLM API key").inputValue()).toBe("");
     expect(await page.content()).not.toContain("sk-console-secret-1234");
     await key.getByRole("button", { name: "Remove key" }).click();
+    await key.getByText("removed on Save").waitFor();
+    await field(page, "llm_api_key").getByRole("button", { name: "Save" }).click();
     await until(
       () => setting("llm_api_key"),
       (view) => JSON.stringify(view.value) === '{"set":false}',
@@ -290,20 +342,75 @@ describe("the Settings screen (compiled binary)", () => {
     await finish(opened);
   }, 60_000);
 
-  test("search narrows the settings; an unsaved edit asks before leaving", async () => {
+  test("the language list follows the engine chosen in the form; engines by name", async () => {
+    await api("/api/settings/language", send("PUT", { value: "de" }));
     const opened = await open("/settings");
     const { page } = opened;
+    const sent = writes(page);
+    const engine = page.getByLabel("Speech engine");
+    const language = page.getByLabel("Language", { exact: true });
+    await language.waitFor();
+    const options = (select: Locator) => select.locator("option").allTextContents();
+    expect(await options(engine)).toEqual([
+      "Whisper (on this machine)",
+      "PocketSphinx (on this machine)",
+      "Remote server",
+    ]);
+    // base.en speaks English: the stored "de" is still shown, marked.
+    expect(await language.inputValue()).toBe("de");
+    expect(await options(language)).toEqual([
+      "de (not one of this model's languages)",
+      "Detect the language",
+      "English (en)",
+    ]);
+
+    await engine.selectOption({ label: "Remote server" });
+    await until(
+      () => language.locator("option").count(),
+      (count) => count > 90,
+    );
+    await engine.selectOption({ label: "PocketSphinx (on this machine)" });
+    await until(
+      () => options(language),
+      (texts) => texts.length === 3 && texts.includes("English (en)"),
+    );
+    // Saved with the engine, the marked language is refused at the field, in words, before sending.
+    await field(page, "stt_engine").getByRole("button", { name: "Save" }).click();
+    expect(await page.locator("#setting-language-error").textContent()).toBe(
+      "Language: “de” is not one of this model's languages.",
+    );
+    expect(sent).toEqual([]);
+    await language.selectOption("en");
+    await field(page, "stt_engine").getByRole("button", { name: "Save" }).click();
+    await until(
+      () => setting("stt_engine"),
+      (view) => view.value === "sphinx",
+    );
+    expect((await setting("language")).value).toBe("en");
+    expect(sent).toEqual([
+      'PATCH /api/settings {"values":{"language":"en","stt_engine":"sphinx"},"reset":[]}',
+    ]);
+    await api("/api/settings/stt_engine", { method: "DELETE" });
+    await api("/api/settings/language", { method: "DELETE" });
+    await finish(opened);
+  }, 60_000);
+
+  test("search narrows the settings and keeps edits; an unsaved edit asks before leaving", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    await page.getByLabel("LLM model", { exact: true }).fill("an unsaved model");
     await page.getByLabel("Search settings").fill("filler");
     await until(
-      () => page.locator("form.setting").count(),
+      () => page.locator(".field.setting").count(),
       (count) => count === 1,
     );
     expect(await page.locator("#setting-filler_words").count()).toBe(1);
     await page.getByLabel("Search settings").fill("no such setting at all");
     await page.getByText("No setting matches").waitFor();
     await page.getByLabel("Search settings").fill("");
+    expect(await page.getByLabel("LLM model", { exact: true }).inputValue()).toBe("an unsaved model");
+    await page.getByRole("region", { name: "LLM cleanup" }).getByText("1 unsaved change").waitFor();
 
-    await page.locator("#setting-llm_model").fill("an unsaved model");
     const asked: string[] = [];
     page.once("dialog", (dialog) => {
       asked.push(dialog.message());
@@ -316,23 +423,40 @@ describe("the Settings screen (compiled binary)", () => {
     );
     expect(asked[0]).toContain("“LLM model” has changes that are not saved");
     expect(new URL(page.url()).pathname).toBe("/settings");
-    expect(await page.locator("#setting-llm_model").inputValue()).toBe("an unsaved model");
+    expect(await page.getByLabel("LLM model", { exact: true }).inputValue()).toBe("an unsaved model");
     page.once("dialog", (dialog) => void dialog.accept());
     await viaMenu(page, "History");
     await page.locator("#screen-title", { hasText: "History" }).waitFor();
     await finish(opened);
   }, 60_000);
 
-  test("follows changes made elsewhere (settings.changed)", async () => {
+  test("follows changes made elsewhere (settings.changed), advanced settings folded away", async () => {
     const opened = await open("/settings");
-    const tokens = opened.page.locator("#setting-whisper_max_tokens");
+    const { page } = opened;
+    const tokens = page.locator("#setting-whisper_max_tokens");
+    await page.getByLabel("Whisper threads").waitFor();
+    expect(await tokens.isVisible()).toBe(false);
+    await page.getByRole("region", { name: "Whisper (on this machine)" }).getByText("Advanced (2)").click();
     await tokens.waitFor();
     await opened.live;
     await api("/api/settings/whisper_max_tokens", send("PUT", { value: 96 }));
-    await opened.page.waitForFunction(
+    await page.waitForFunction(
       () => document.querySelector<HTMLInputElement>("#setting-whisper_max_tokens")?.value === "96",
     );
+    await api("/api/settings/whisper_max_tokens", { method: "DELETE" });
     await finish(opened);
+  }, 60_000);
+
+  test("is much shorter than one form per setting at 1280×800", async () => {
+    const opened = await open("/settings");
+    const { page } = opened;
+    await page.getByRole("heading", { name: "Plugins", exact: true }).waitFor();
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    // One form per setting (37 Saves) was 7,366 px here.
+    expect(height).toBeLessThan(4500);
+    const groups = await page.locator("section.settings-group").count();
+    expect(await page.getByRole("button", { name: "Save" }).count()).toBe(groups);
+    await finish(opened, "config-settings-form-desktop");
   }, 60_000);
 });
 

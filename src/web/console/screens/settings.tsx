@@ -1,35 +1,34 @@
-// Every known setting as a form generated from GET /api/settings/schema, in the groups the
-// schema files them under; kept current by settings.changed and settings.deleted.
-import { useCallback, useState } from "preact/hooks";
+// Every known setting as a form generated from GET /api/settings/schema, one form per group the
+// schema files them under, each saved with one Save; kept current by settings.changed and
+// settings.deleted. Pick lists come from the server: engines from GET /api/engines, the chosen
+// engine's languages from its active model, whisper's models from GET /api/models.
+import { useCallback, useRef, useState } from "preact/hooks";
 import type { Answer } from "../api.ts";
 import { useServerEvents } from "../events.ts";
 import { SearchBox } from "../list-controls.tsx";
 import { useLeaveGuard } from "../router.ts";
-import { SettingField, type SettingInfo, settingTitle, unsavedSettings } from "../setting-field.tsx";
+import type { Choice, SettingInfo } from "../setting-input.tsx";
+import { changes, type Edit, type Picks, SettingsGroup } from "../settings-group.tsx";
 import { ErrorText, Screen, useResource } from "../ui.tsx";
 
 /** Whether a setting answers a search: its label, key or description holds every word. */
 function matches(info: SettingInfo, search: string): boolean {
-  const text = `${settingTitle(info.key)} ${info.key} ${info.description}`.toLowerCase();
+  const text = `${info.label} ${info.key} ${info.description}`.toLowerCase();
   return search
     .toLowerCase()
     .split(/\s+/)
     .every((word) => text.includes(word));
 }
 
-/** The schema's groups in its order, each with its settings: the everyday ones, then the advanced. */
+/** The schema's groups in its order, each with all its settings and the ones the search shows. */
 function grouped(catalog: Answer<"get", "/api/settings/schema"> | undefined, search: string) {
   return (catalog?.groups ?? [])
     .map((group) => {
-      const items =
-        catalog?.items.filter((item) => item.group === group.id && (!search || matches(item, search))) ?? [];
-      return {
-        ...group,
-        everyday: items.filter((item) => !item.advanced),
-        advanced: items.filter((item) => item.advanced),
-      };
+      const items = catalog?.items.filter((item) => item.group === group.id) ?? [];
+      const shown = new Set(items.filter((item) => !search || matches(item, search)).map((item) => item.key));
+      return { ...group, items, shown };
     })
-    .filter((group) => group.everyday.length + group.advanced.length > 0);
+    .filter((group) => group.shown.size > 0);
 }
 
 /** In-page links: the console's router would otherwise treat them as navigation. */
@@ -40,31 +39,107 @@ const jumpTo = (id: string) => (event: MouseEvent) => {
   heading?.focus({ preventScroll: true });
 };
 
+const cleanupNames: Record<string, string> = {
+  off: "Off",
+  basic: "Basic: fillers, spacing, capitals",
+  llm: "Basic, then an LLM pass",
+};
+
+function languageChoices(codes: readonly string[]): Choice[] {
+  const names = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
+  const nameOf = (code: string) => {
+    try {
+      return names.of(code) ?? code;
+    } catch {
+      return code;
+    }
+  };
+  const spoken = codes
+    .filter((code) => code !== "auto")
+    .map((code) => ({ value: code, label: `${nameOf(code)} (${code})` }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+  return [{ value: "auto", label: "Detect the language" }, ...spoken];
+}
+
+/** The pick lists the server fills: engines by name, the engine's languages, whisper's models. */
+function usePicks(edits: Record<string, Edit | undefined>, values: Record<string, unknown> | undefined) {
+  const engines = useResource("/api/engines");
+  const models = useResource("/api/models", { query: { engine: "whisper" } });
+  useServerEvents(
+    ["settings.changed", "settings.deleted", "models.installed", "models.deleted"],
+    () => void Promise.all([engines.reload(), models.reload()]),
+  );
+  // The engine as the form has it: changing it changes the languages offered before it is saved.
+  const engine = String(edits.stt_engine?.draft ?? values?.stt_engine ?? "");
+  return (info: SettingInfo): Picks | undefined => {
+    if (info.key === "stt_engine" && engines.data) {
+      const choices = engines.data.items.map((item) => ({ value: item.id, label: item.title }));
+      return { choices, offList: "not an engine svc has" };
+    }
+    if (info.key === "language") {
+      const model = engines.data?.items
+        .find((item) => item.id === engine)
+        ?.models.find((item) => item.active);
+      // A remote server's languages are not known: the field stays text.
+      if (!model || model.languages.length === 0) return undefined;
+      return { choices: languageChoices(model.languages), offList: "not one of this model's languages" };
+    }
+    if (info.key === "stt_model" && models.data) {
+      const choices = models.data.models.map((model) => ({
+        value: model.id,
+        label: model.installed ? model.id : `${model.id} (not downloaded)`,
+      }));
+      return { choices, offList: "not one of the models svc knows" };
+    }
+    if (info.key === "cleanup_mode") {
+      const choices = (info.schema.enum ?? []).map(String).map((value) => ({
+        value,
+        label: cleanupNames[value] ?? value,
+      }));
+      return { choices, offList: "not a cleanup mode" };
+    }
+    return undefined;
+  };
+}
+
+const dependsOn = (key: string) => (key === "language" ? "stt_engine" : undefined);
+
 export function SettingsScreen() {
   const schema = useResource("/api/settings/schema");
   const values = useResource("/api/settings");
   useServerEvents(["settings.changed", "settings.deleted", "data.imported"], () => void values.reload());
   const [search, setSearch] = useState("");
+  const [edits, setEdits] = useState<Record<string, Edit | undefined>>({});
+  const edit = useCallback(
+    (key: string, next: Edit | undefined) => setEdits((old) => ({ ...old, [key]: next })),
+    [],
+  );
+  const picksOf = usePicks(edits, values.data);
   const sections = grouped(schema.data, search.trim());
+
   // An edit not saved yet is not lost to a click on the menu or a closed tab without a question.
+  const unsaved = (schema.data?.items ?? []).filter((info) =>
+    changes(info, values.data?.[info.key], edits[info.key]),
+  );
+  const latest = useRef(unsaved);
+  latest.current = unsaved;
   useLeaveGuard(
-    useCallback(
-      () =>
-        unsavedSettings.size === 0 ||
+    useCallback(() => {
+      const names = latest.current.map((info) => `“${info.label}”`);
+      return (
+        names.length === 0 ||
         confirm(
-          `${[...unsavedSettings].map((key) => `“${settingTitle(key)}”`).join(", ")} ${unsavedSettings.size === 1 ? "has" : "have"} changes that are not saved. Leave without saving?`,
-        ),
-      [],
-    ),
+          `${names.join(", ")} ${names.length === 1 ? "has" : "have"} changes that are not saved. Leave without saving?`,
+        )
+      );
+    }, []),
   );
-  const field = (info: SettingInfo) => (
-    <SettingField key={info.key} info={info} value={values.data?.[info.key]} />
-  );
+
   return (
     <Screen title="Settings">
       <p class="muted">
-        Each setting is saved on its own and applies at once. API keys are write-only: svc says whether one is
-        set, never what it is.
+        Each group has its own Save, which stores the group's changed fields together and applies them at
+        once. API keys are write-only: svc says whether one is set, never what it is.
       </p>
       <ErrorText error={schema.error ?? values.error} />
       {(schema.loading || values.loading) && !values.data && <p class="muted">Loading…</p>}
@@ -80,23 +155,20 @@ export function SettingsScreen() {
             ))}
           </nav>
           {sections.map((section) => (
-            <section
+            <SettingsGroup
               key={section.id}
-              class="panel settings-group"
-              id={`settings-${section.id}`}
-              aria-labelledby={`settings-${section.id}-title`}
-            >
-              <h2 id={`settings-${section.id}-title`} tabIndex={-1}>
-                {section.title}
-              </h2>
-              {section.everyday.map(field)}
-              {section.advanced.length > 0 && (
-                <>
-                  <h3 class="settings-advanced">Advanced</h3>
-                  {section.advanced.map(field)}
-                </>
-              )}
-            </section>
+              id={section.id}
+              title={section.title}
+              items={section.items}
+              shown={section.shown}
+              searching={search.trim() !== ""}
+              values={values.data ?? {}}
+              edits={edits}
+              edit={edit}
+              picksOf={picksOf}
+              dependsOn={dependsOn}
+              reload={values.reload}
+            />
           ))}
         </>
       )}
