@@ -219,3 +219,12 @@ export function errorWords(error: unknown): ErrorWords {
     ],
   };
 }
+
+/**
+ * The sentence to show at one form field: svc's own refusal of the value (it names the field by its
+ * label and says the rule), else the plain sentence for the failure.
+ */
+export function fieldMessage(error: unknown): string {
+  if (error instanceof ApiError && error.code === "invalid_setting") return error.message;
+  return errorWords(error).sentence;
+}

@@ -2,7 +2,8 @@
 // /api/settings/:key, reset with DELETE, and the API's sentence shown at the field. The Settings
 // screen saves whole groups instead (settings-group.tsx).
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, messageOf } from "./api.ts";
+import { api } from "./api.ts";
+import { fieldMessage } from "./error-words.ts";
 import {
   type Draft,
   draftOf,
@@ -83,7 +84,7 @@ export function SettingField(props: { info: SettingInfo; value: unknown }) {
         kind={kind}
         draft={current}
         onDraft={setDraft}
-        error={save.error ? messageOf(save.error) : undefined}
+        error={save.error ? fieldMessage(save.error) : undefined}
         stored={!isDefault}
       />
       <div class="row">

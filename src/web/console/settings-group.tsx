@@ -2,7 +2,8 @@
 // sends only the changed fields in one PATCH /api/settings (all stored or none), Cancel, and how
 // many changes are not saved yet. The drafts live in the screen, so a search keeps them.
 import { useState } from "preact/hooks";
-import { ApiError, api, messageOf } from "./api.ts";
+import { ApiError, api } from "./api.ts";
+import { fieldMessage } from "./error-words.ts";
 import { clearedWarning, secretSet } from "./setting-field.tsx";
 import {
   type Choice,
@@ -59,7 +60,7 @@ function plan(props: GroupProps, changed: SettingInfo[]): Plan {
     try {
       out.values[info.key] = parseDraft(info, kindOf(info), edit.draft);
     } catch (error) {
-      out.problems[info.key] = messageOf(error);
+      out.problems[info.key] = fieldMessage(error);
     }
   }
   // A value off its pick list (a language the chosen model does not speak) is not saved by mistake.
