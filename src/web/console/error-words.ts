@@ -15,6 +15,12 @@ const liveLost = "The live connection to svc could not be opened. Reload the pag
 const wrongAddress = "That address is not one of svc's pages. Go back and choose a screen from the menu.";
 const otherSite = "svc refused a request sent from another site. Make the change on svc's own page.";
 
+/** A refusal from svc's settings routes, whose message is its own labelled sentence. */
+function fromSettings(error: ApiError): boolean {
+  const details = error.details as { key?: unknown; settings?: unknown } | undefined;
+  return error.message !== "" && (typeof details?.key === "string" || typeof details?.settings === "object");
+}
+
 /**
  * The sentence for each error code: every code in svc's table (src/error-codes.ts) and the few the
  * server or this console make outside it. A test fails when svc gains a code without one here.
@@ -94,12 +100,14 @@ export const errorSentences: Record<string, Say> = {
     "Transcribing took too long, so svc stopped. Try a shorter recording, or a faster model in Models.",
   engine_timeout: "The speech server did not answer in time. Check that it is running, then try again.",
 
-  // svc names the setting by its label and says the rule in a sentence ("LLM timeout must be at
-  // least 500 ms."); several refused at once come one sentence each.
+  // A refusal from the settings routes (its details name the setting) is svc's own sentence: the
+  // setting's label and the rule ("LLM timeout must be at least 500 ms."), one per setting refused.
   invalid_setting: (error) =>
-    error.message
+    fromSettings(error)
       ? `${error.message.replace(/\.?$/, ".")} Correct it and save again.`
       : "That value is not valid for this setting. Correct it and save again.",
+  keys_off:
+    "Keys are off, so every device can already use svc without a link. Turn keys on first to add a device with its own key.",
   invalid_setting_key: "svc does not know this setting. Reload the page; svc may have been updated.",
   invalid_import:
     "The file has entries svc cannot take, so nothing was imported. Fix them and import it again.",
@@ -225,6 +233,7 @@ export function errorWords(error: unknown): ErrorWords {
  * label and says the rule), else the plain sentence for the failure.
  */
 export function fieldMessage(error: unknown): string {
-  if (error instanceof ApiError && error.code === "invalid_setting") return error.message;
+  if (error instanceof ApiError && error.code === "invalid_setting" && fromSettings(error))
+    return error.message;
   return errorWords(error).sentence;
 }

@@ -3,7 +3,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { errorCodes } from "../../../src/error-codes.ts";
 import { ApiError } from "../../../src/web/console/api.ts";
-import { errorSentences, errorWords, PlainError } from "../../../src/web/console/error-words.ts";
+import {
+  errorSentences,
+  errorWords,
+  fieldMessage,
+  PlainError,
+} from "../../../src/web/console/error-words.ts";
 
 const src = join(import.meta.dir, "../../../src");
 
@@ -73,6 +78,22 @@ describe("the console's error sentences", () => {
       ["What else helps", expect.stringContaining("svc models import FILE")],
       ["Request id", "req-1234"],
     ]);
+  });
+
+  test("a settings refusal says svc's own labelled sentence; a bare one does not", () => {
+    const refusal = new ApiError(400, "invalid_setting", "LLM timeout must be at least 500 ms", {
+      key: "llm_timeout_ms",
+      issues: ["must be at least 500"],
+    });
+    expect(errorWords(refusal).sentence).toBe(
+      "LLM timeout must be at least 500 ms. Correct it and save again.",
+    );
+    expect(fieldMessage(refusal)).toBe("LLM timeout must be at least 500 ms");
+    const bare = new ApiError(400, "invalid_setting", 'Invalid value for setting "llm_timeout_ms"');
+    expect(errorWords(bare).sentence).toBe(
+      "That value is not valid for this setting. Correct it and save again.",
+    );
+    expect(fieldMessage(bare)).toBe(errorWords(bare).sentence);
   });
 
   test("a wait svc names is in the sentence", () => {

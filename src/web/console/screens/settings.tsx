@@ -61,10 +61,17 @@ function languageChoices(codes: readonly string[]): Choice[] {
   return [{ value: "auto", label: "Detect the language" }, ...spoken];
 }
 
-/** The pick lists the server fills: engines by name, the engine's languages, whisper's models. */
-function usePicks(edits: Record<string, Edit | undefined>, values: Record<string, unknown> | undefined) {
+/**
+ * The pick lists the server fills: engines by name, the engine's languages, and the models of the
+ * engine `stt_model` is filed under (the schema says which; its store lists them).
+ */
+function usePicks(
+  edits: Record<string, Edit | undefined>,
+  values: Record<string, unknown> | undefined,
+  modelEngine: string | undefined,
+) {
   const engines = useResource("/api/engines");
-  const models = useResource("/api/models", { query: { engine: "whisper" } });
+  const models = useResource(modelEngine ? "/api/models" : null, { query: { engine: modelEngine } });
   useServerEvents(
     ["settings.changed", "settings.deleted", "models.installed", "models.deleted"],
     () => void Promise.all([engines.reload(), models.reload()]),
@@ -114,7 +121,8 @@ export function SettingsScreen() {
     (key: string, next: Edit | undefined) => setEdits((old) => ({ ...old, [key]: next })),
     [],
   );
-  const picksOf = usePicks(edits, values.data);
+  const modelEngine = schema.data?.items.find((item) => item.key === "stt_model")?.group;
+  const picksOf = usePicks(edits, values.data, modelEngine);
   const sections = grouped(schema.data, search.trim());
 
   // An edit not saved yet is not lost to a click on the menu or a closed tab without a question.
