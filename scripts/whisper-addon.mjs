@@ -20,6 +20,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { buildVulkanAddon } from "./whisper-gpu.mjs";
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -86,22 +87,28 @@ const patches = {
   ],
 };
 
-/** `source`'s text with svc's patches applied. */
-function patched(source, text) {
+/**
+ * `source`'s text with `table`'s patches applied (svc's own by default): each inserts `before` its
+ * anchor, or puts `replace` in the anchor's place.
+ */
+export function patched(source, text, table = patches) {
   let out = text;
-  for (const { anchor, before } of patches[source] ?? []) {
+  for (const { anchor, before, replace } of table[source] ?? []) {
     const at = out.indexOf(anchor);
     if (at < 0 || out.indexOf(anchor, at + 1) >= 0) {
       throw new Error(
-        `smart-whisper's ${source} changed: svc's abort patch no longer applies (scripts/whisper-addon.mjs).`,
+        `smart-whisper's ${source} changed: svc's patch at "${anchor.trim()}" no longer applies (scripts/whisper-addon.mjs).`,
       );
     }
-    out = out.slice(0, at) + before + out.slice(at);
+    out =
+      replace === undefined
+        ? out.slice(0, at) + before + out.slice(at)
+        : out.slice(0, at) + replace + out.slice(at + anchor.length);
   }
   return out;
 }
 
-function packageDir(name) {
+export function packageDir(name) {
   try {
     return path.dirname(require.resolve(`${name}/package.json`));
   } catch {
@@ -110,7 +117,7 @@ function packageDir(name) {
 }
 
 /** Node-API's C headers: the node-api-headers package, else the ones installed beside node. */
-function nodeApiIncludes() {
+export function nodeApiIncludes() {
   const headers = packageDir("node-api-headers");
   if (headers && existsSync(path.join(headers, "include/node_api.h"))) return path.join(headers, "include");
   const beside = path.resolve(path.dirname(process.execPath), "../include/node");
@@ -131,7 +138,7 @@ function compilerFor(platform, kind, wrap) {
   return chain[kind];
 }
 
-function run(wrap, command, args) {
+export function run(wrap, command, args) {
   const argv = [...wrap, command, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0], argv.slice(1), { stdio: ["ignore", "ignore", "pipe"] });
@@ -174,7 +181,8 @@ function buildKey(platform, cc, cxx) {
 
 /**
  * Compiles every level of `platform` into `out/<platform>/<level>.node` plus `cpu-features.node`,
- * unless a build with the same inputs is already there. Returns the folder.
+ * then the GPU build where this machine can make it (scripts/whisper-gpu.mjs), each unless a build
+ * with the same inputs is already there. Returns the folder.
  */
 export async function buildWhisperAddons({
   platform = hostPlatform(),
@@ -182,6 +190,40 @@ export async function buildWhisperAddons({
   wrap = [],
   log = console.log,
 } = {}) {
+  const dir = await buildCpuLevels({ platform, out, wrap, log });
+  const levels = variants[platform];
+  if (levels) await buildGpu({ platform, dir, wrap, log, level: levels.at(-1) });
+  return dir;
+}
+
+/** The Vulkan build, or one line saying why there is none: it never fails an install. */
+async function buildGpu({ platform, dir, wrap, log, level }) {
+  const skip = (reason) => log(`svc: no Vulkan build of whisper.cpp (whisper runs on the CPU): ${reason}.`);
+  if (process.env.SVC_WHISPER_GPU === "off") return skip("SVC_WHISPER_GPU=off");
+  if (platform !== hostPlatform()) return skip(`it is built only on ${platform} itself`);
+  const cc = compilerFor(platform, "cc", wrap);
+  const cxx = compilerFor(platform, "cxx", wrap);
+  const base = compileFlags(platform);
+  const result = await buildVulkanAddon({ platform, dir, cc, cxx, level, base, wrap, log });
+  if (result.skipped) skip(result.skipped);
+}
+
+/** Flags every unit of a build gets, before its includes and its CPU level's own. */
+const compileFlags = (platform) => [
+  ...toolchains[platform].base,
+  "-O3",
+  "-fPIC",
+  "-pthread",
+  "-fvisibility=hidden",
+  "-w", // vendored code's warnings are noise here; a failure still prints the compiler's errors
+  "-DNDEBUG", // without it ggml prints allocator debug lines on every transcription
+  "-D_GNU_SOURCE",
+  "-D_FILE_OFFSET_BITS=64",
+  "-DBUILDING_NODE_EXTENSION",
+  "-DNODE_GYP_MODULE_NAME=svc_whisper",
+];
+
+async function buildCpuLevels({ platform, out, wrap, log }) {
   const levels = variants[platform];
   if (!levels) return buildWithNodeGyp(platform, out, log);
   const whisper = packageDir("smart-whisper");
@@ -207,17 +249,7 @@ export async function buildWhisperAddons({
   const objects = path.join(dir, "obj");
   rmSync(objects, { recursive: true, force: true });
   const base = [
-    ...toolchains[platform].base,
-    "-O3",
-    "-fPIC",
-    "-pthread",
-    "-fvisibility=hidden",
-    "-w", // vendored code's warnings are noise here; a failure still prints the compiler's errors
-    "-DNDEBUG", // without it ggml prints allocator debug lines on every transcription
-    "-D_GNU_SOURCE",
-    "-D_FILE_OFFSET_BITS=64",
-    "-DBUILDING_NODE_EXTENSION",
-    "-DNODE_GYP_MODULE_NAME=svc_whisper",
+    ...compileFlags(platform),
     `-I${nodeApiIncludes()}`,
     `-I${packageDir("node-addon-api") ?? path.join(whisper, "node-addon-api")}`,
     `-I${path.join(whisper, "whisper.cpp/include")}`,

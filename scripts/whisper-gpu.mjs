@@ -1,0 +1,250 @@
+// The GPU build of svc's whisper.cpp engine: `vulkan.node` beside the CPU levels, one build for every
+// vendor's graphics card (and Intel's integrated ones through Mesa). smart-whisper's vendored
+// whisper.cpp (1.6) lacks the Vulkan shaders, so this build takes whisper.cpp 1.9.1 from the
+// nodejs-whisper package (a devDependency that ships its full source) and compiles it with CMake,
+// then smart-whisper's binding against it, patched for 1.9.1's API (see `gpuPatches`).
+//
+// Optional by design: without CMake 3.19+, glslc, the Vulkan and SPIR-V headers (Debian: cmake glslc
+// libvulkan-dev spirv-headers) the build is skipped with one line, and svc runs on the CPU builds.
+// The ggml inside it is compiled for the platform's most portable CPU level, so it loads on every
+// processor svc supports; its heavy work runs on the GPU.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { nodeApiIncludes, packageDir, patched, run } from "./whisper-addon.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const nativeDir = path.join(root, "src/dictation/engines/whisper/native");
+const sourcePackage = "nodejs-whisper";
+
+/**
+ * Where smart-whisper 0.8.1's binding and whisper.cpp 1.9.1 disagree. Applied after svc's abort
+ * patch, to the GPU build only; each anchor must match exactly once.
+ */
+const gpuPatches = {
+  "src/binding/transcribe.cc": [
+    // 1.7 renamed the field.
+    { anchor: "params.suppress_non_speech_tokens =", replace: "params.suppress_nst =" },
+  ],
+  "src/binding/model.cc": [
+    // The binding left every other field uninitialised; 1.9.1 reads flash_attn, gpu_device, dtw_*.
+    {
+      anchor: "    whisper_context_params params;\n",
+      replace: "    whisper_context_params params = whisper_context_default_params();\n",
+    },
+    // A failed load (out of GPU memory, say) returned NULL here and crashed the process.
+    {
+      anchor: "        whisper_print_timings(context);\n",
+      replace: "        if (context != nullptr) whisper_print_timings(context);\n",
+    },
+  ],
+  "src/binding/binding.cc": [
+    {
+      anchor: "Napi::Object Init(",
+      before: "void RegisterGpuDevices(Napi::Env env, Napi::Object exports);\n\n",
+    },
+    { anchor: "    WhisperModel::Init(env, exports);\n", before: "    RegisterGpuDevices(env, exports);\n" },
+  ],
+};
+
+/**
+ * Where whisper.cpp 1.9.1 needs newer Vulkan headers than Debian 12's (1.3.239): the validation
+ * layer's settings (VK_EXT_layer_settings, a debugging aid) are left out when the headers lack them.
+ */
+const sourcePatches = {
+  "ggml/src/ggml-vulkan/ggml-vulkan.cpp": [
+    {
+      anchor: "    VkBool32 enable_best_practice = layer_settings;\n",
+      before: "#ifdef VK_EXT_layer_settings\n",
+    },
+    {
+      anchor: "&app_info, layers, extensions, &layer_setting_info);\n",
+      replace:
+        "&app_info, layers, extensions, &layer_setting_info);\n#else\n    vk::InstanceCreateInfo instance_create_info(vk::InstanceCreateFlags{}, &app_info, layers, extensions);\n#endif\n",
+    },
+  ],
+};
+
+/** A patched copy of whisper.cpp's source in `into`, made again only when the package changed. */
+function preparedSource(into) {
+  const from = path.join(packageDir(sourcePackage), "cpp/whisper.cpp");
+  const marker = path.join(into, ".svc-source");
+  const version = JSON.parse(
+    readFileSync(path.join(packageDir(sourcePackage), "package.json"), "utf8"),
+  ).version;
+  const wanted = `${sourcePackage}@${version} ${JSON.stringify(sourcePatches).length}`;
+  if (existsSync(marker) && readFileSync(marker, "utf8") === wanted) return into;
+  rmSync(into, { recursive: true, force: true });
+  cpSync(from, into, { recursive: true });
+  for (const file of Object.keys(sourcePatches)) {
+    const at = path.join(into, file);
+    writeFileSync(at, patched(file, readFileSync(at, "utf8"), sourcePatches));
+  }
+  writeFileSync(marker, wanted);
+  return into;
+}
+
+const bindingSources = ["binding.cc", "common.cc", "model.cc", "transcribe.cc"];
+
+/** Why the Vulkan build cannot be made here, or null when it can. */
+function missingTools(cmake, glslc, cxx, wrap) {
+  const sh = (command) => {
+    const argv = [...wrap, "sh", "-c", command];
+    return spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
+  };
+  const version = /version (\d+)\.(\d+)/.exec(sh(`${cmake} --version`).stdout ?? "");
+  const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
+  if (major < 3 || (major === 3 && minor < 19)) return "CMake 3.19 or newer is missing (apt install cmake)";
+  if (sh(`command -v ${glslc}`).status !== 0) return "glslc is missing (apt install glslc)";
+  const header = (name) => sh(`echo '#include <${name}>' | ${cxx} -x c++ -fsyntax-only -`).status === 0;
+  if (!header("vulkan/vulkan.hpp")) return "the Vulkan headers are missing (apt install libvulkan-dev)";
+  if (!header("spirv/unified1/spirv.hpp"))
+    return "the SPIR-V headers are missing (apt install spirv-headers)";
+  return null;
+}
+
+function gpuKey({ platform, cc, cxx, level, wrap }) {
+  const hash = createHash("sha256");
+  for (const file of [
+    fileURLToPath(import.meta.url),
+    path.join(root, "scripts/whisper-addon.mjs"),
+    path.join(nativeDir, "gpu-devices.cc"),
+    path.join(packageDir("smart-whisper"), "package.json"),
+    path.join(packageDir(sourcePackage), "package.json"),
+  ]) {
+    hash.update(readFileSync(file));
+  }
+  hash.update(JSON.stringify({ platform, cc, cxx, flags: level.flags, wrap }));
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Builds `dir/vulkan.node` unless one with the same inputs is there. Never throws: answers
+ * `{ built }` or `{ skipped: reason }`, and the caller prints the reason in one line.
+ */
+export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wrap, log }) {
+  const cmake = process.env.CMAKE ?? "cmake";
+  const glslc = process.env.GLSLC ?? "glslc";
+  try {
+    if (!packageDir(sourcePackage))
+      return { skipped: `${sourcePackage} (whisper.cpp 1.9.1's source) is not installed` };
+    const target = path.join(dir, "vulkan.node");
+    const stampPath = path.join(dir, "vulkan.json");
+    const key = gpuKey({ platform, cc, cxx, level, wrap });
+    if (existsSync(target) && existsSync(stampPath) && process.env.SVC_WHISPER_REBUILD !== "1") {
+      if (JSON.parse(readFileSync(stampPath, "utf8")).key === key) return { built: target, cached: true };
+    }
+    const missing = missingTools(cmake, glslc, cxx, wrap);
+    if (missing) return { skipped: missing };
+    const started = Date.now();
+    log(`svc: building whisper.cpp 1.9.1 with Vulkan for ${platform}; several minutes`);
+    const source = preparedSource(path.join(dir, "vulkan-src"));
+    // Kept between builds: CMake recompiles only what changed (the shaders take most of the time).
+    const cmakeDir = path.join(dir, "vulkan-cmake");
+    const cpuFlags = [...base, ...level.flags].join(" ");
+    await run(wrap, cmake, [
+      "-S",
+      source,
+      "-B",
+      cmakeDir,
+      "-DCMAKE_BUILD_TYPE=Release",
+      `-DCMAKE_C_COMPILER=${cc}`,
+      `-DCMAKE_CXX_COMPILER=${cxx}`,
+      `-DCMAKE_C_FLAGS=${cpuFlags}`,
+      `-DCMAKE_CXX_FLAGS=${cpuFlags}`,
+      "-DBUILD_SHARED_LIBS=OFF",
+      "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+      "-DGGML_VULKAN=ON",
+      "-DGGML_NATIVE=OFF",
+      // The level's flags above decide the instruction set, not ggml's own switches.
+      ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C", "AVX512"].map((name) => `-DGGML_${name}=OFF`),
+      "-DGGML_OPENMP=OFF",
+      "-DGGML_CCACHE=OFF",
+      "-DWHISPER_BUILD_TESTS=OFF",
+      "-DWHISPER_BUILD_EXAMPLES=OFF",
+      "-DWHISPER_SDL2=OFF",
+    ]);
+    await run(wrap, cmake, [
+      "--build",
+      cmakeDir,
+      "--target",
+      "whisper",
+      "-j",
+      String(availableParallelism()),
+    ]);
+
+    const objects = path.join(dir, "vulkan-obj");
+    mkdirSync(objects, { recursive: true });
+    const binding = path.join(packageDir("smart-whisper"), "src/binding");
+    const includes = [
+      `-I${nodeApiIncludes()}`,
+      `-I${packageDir("node-addon-api") ?? path.join(packageDir("smart-whisper"), "node-addon-api")}`,
+      `-I${binding}`,
+      `-I${path.join(source, "include")}`,
+      `-I${path.join(source, "ggml/include")}`,
+    ];
+    const compiled = [];
+    for (const name of [...bindingSources.map((file) => `src/binding/${file}`), "gpu-devices.cc"]) {
+      const from =
+        name === "gpu-devices.cc" ? path.join(nativeDir, name) : path.join(binding, path.basename(name));
+      const copy = path.join(objects, path.basename(name));
+      // svc's abort patch first (as in the CPU builds), then the bridge to 1.9.1.
+      writeFileSync(copy, patched(name, patched(name, readFileSync(from, "utf8")), gpuPatches));
+      const object = `${copy}.o`;
+      compiled.push(
+        run(wrap, cxx, [
+          ...base,
+          ...level.flags,
+          ...includes,
+          "-std=gnu++17",
+          "-fno-rtti",
+          "-c",
+          copy,
+          "-o",
+          object,
+        ]),
+      );
+    }
+    await Promise.all(compiled);
+    const libs = [
+      "src/libwhisper.a",
+      "ggml/src/libggml.a",
+      "ggml/src/ggml-vulkan/libggml-vulkan.a",
+      "ggml/src/libggml-cpu.a",
+      "ggml/src/libggml-base.a",
+    ].map((lib) => path.join(cmakeDir, lib));
+    await run(wrap, cxx, [
+      "-shared",
+      "-pthread",
+      "-s",
+      "-Wl,-O1",
+      "-Wl,--as-needed",
+      "-static-libstdc++",
+      "-static-libgcc",
+      "-Wl,--exclude-libs,ALL",
+      "-o",
+      `${target}.tmp`,
+      ...[...bindingSources, "gpu-devices.cc"].map((name) => path.join(objects, `${name}.o`)),
+      "-Wl,--start-group",
+      ...libs,
+      "-Wl,--end-group",
+      // The Vulkan loader (libvulkan1) is the build's only run-time need beyond glibc.
+      "-lvulkan",
+      "-ldl",
+      "-lm",
+    ]);
+    renameSync(`${target}.tmp`, target);
+    rmSync(objects, { recursive: true, force: true });
+    writeFileSync(stampPath, `${JSON.stringify({ key, platform, cc, cxx, wrap, cpu: level.name })}\n`);
+    log(
+      `svc: built whisper.cpp with Vulkan for ${platform} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    return { built: target };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { skipped: `its build failed: ${reason.split("\n").slice(-6).join(" ").slice(0, 600)}` };
+  }
+}
