@@ -1,5 +1,7 @@
 // How svc becomes one executable: the `bun build --compile` arguments for a platform, shared by
 // `bun run build`, the release and the tests that compile svc, so all three make the same binary.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { DECODE_WORKER_ENTRY } from "../src/dictation/audio/index.ts";
 import { workerEntries } from "../src/dictation/engines/registry.ts";
 import { buildWhisperAddons } from "./whisper-addon.mjs";
@@ -50,6 +52,8 @@ export function compileArgs(platform: Platform, outfile: string, entry = "src/ma
     `--target=${platforms[platform]}`,
     // Which whisper.cpp builds the binary embeds (src/dictation/engines/whisper/binding.ts).
     `--define=SVC_ADDON_PLATFORM=${JSON.stringify(platform)}`,
+    // The Vulkan build is optional (it needs glslc and the Vulkan headers): embedded where it was made.
+    `--define=SVC_ADDON_VULKAN=${existsSync(join(import.meta.dir, `../build/whisper/${platform}/vulkan.node`))}`,
     `--define=SVC_COMMIT=${JSON.stringify(commitId())}`,
     "--minify-syntax",
     "--minify-whitespace",

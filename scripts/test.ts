@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ensureDebianPackages } from "./debian.ts";
+import { buildWhisperAddons } from "./whisper-addon.mjs";
 
 const listed = readFileSync(join(import.meta.dir, "test-packages.txt"), "utf8")
   .split("\n")
@@ -10,6 +11,9 @@ const listed = readFileSync(join(import.meta.dir, "test-packages.txt"), "utf8")
   .filter(Boolean);
 
 ensureDebianPackages(listed, "tests");
+// The packages may have arrived after `npm install`: the Vulkan build its tests run (made once; a
+// no-op while its inputs are unchanged).
+await buildWhisperAddons();
 
 // 30 s a test: the end-to-end tests start servers and browsers. (bunfig.toml's [test] timeout is
 // not read by this Bun; the flag is.)

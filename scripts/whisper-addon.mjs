@@ -20,7 +20,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildVulkanAddon } from "./whisper-gpu.mjs";
+import { buildGpuAddon, cudaCompiler } from "./whisper-gpu.mjs";
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -196,16 +196,31 @@ export async function buildWhisperAddons({
   return dir;
 }
 
-/** The Vulkan build, or one line saying why there is none: it never fails an install. */
+/**
+ * The GPU builds (Vulkan; CUDA where a toolkit is installed), or one line each saying why there is
+ * none: they never fail an install. SVC_WHISPER_GPU: `off` skips both, `vulkan` or `cuda` only that one.
+ */
 async function buildGpu({ platform, dir, wrap, log, level }) {
-  const skip = (reason) => log(`svc: no Vulkan build of whisper.cpp (whisper runs on the CPU): ${reason}.`);
-  if (process.env.SVC_WHISPER_GPU === "off") return skip("SVC_WHISPER_GPU=off");
-  if (platform !== hostPlatform()) return skip(`it is built only on ${platform} itself`);
-  const cc = compilerFor(platform, "cc", wrap);
-  const cxx = compilerFor(platform, "cxx", wrap);
-  const base = compileFlags(platform);
-  const result = await buildVulkanAddon({ platform, dir, cc, cxx, level, base, wrap, log });
-  if (result.skipped) skip(result.skipped);
+  const wanted = process.env.SVC_WHISPER_GPU ?? "";
+  for (const api of ["vulkan", "cuda"]) {
+    const name = api === "cuda" ? "CUDA" : "Vulkan";
+    const skip = (reason) => log(`svc: no ${name} build of whisper.cpp: ${reason}.`);
+    if (wanted === "off" || (wanted !== "" && wanted !== api)) {
+      skip(`SVC_WHISPER_GPU=${wanted}`);
+      continue;
+    }
+    // CUDA is NVIDIA's x86-64 build only, and needs a toolkit: quietly absent elsewhere.
+    if (api === "cuda" && (platform !== "linux-x64" || (wanted !== "cuda" && !cudaCompiler(wrap)))) continue;
+    if (platform !== hostPlatform()) {
+      skip(`it is built only on ${platform} itself`);
+      continue;
+    }
+    const cc = compilerFor(platform, "cc", wrap);
+    const cxx = compilerFor(platform, "cxx", wrap);
+    const base = compileFlags(platform);
+    const result = await buildGpuAddon({ api, platform, dir, cc, cxx, level, base, wrap, log });
+    if (result.skipped) skip(result.skipped);
+  }
 }
 
 /** Flags every unit of a build gets, before its includes and its CPU level's own. */

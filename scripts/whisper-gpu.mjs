@@ -1,16 +1,26 @@
-// The GPU build of svc's whisper.cpp engine: `vulkan.node` beside the CPU levels, one build for every
-// vendor's graphics card (and Intel's integrated ones through Mesa). smart-whisper's vendored
-// whisper.cpp (1.6) lacks the Vulkan shaders, so this build takes whisper.cpp 1.9.1 from the
-// nodejs-whisper package (a devDependency that ships its full source) and compiles it with CMake,
-// then smart-whisper's binding against it, patched for 1.9.1's API (see `gpuPatches`).
+// The GPU builds of svc's whisper.cpp engine, beside the CPU levels: `vulkan.node`, one build for
+// every vendor's graphics card (and Intel's integrated ones through Mesa), and `cuda.node` for NVIDIA's
+// where a CUDA toolkit is installed. smart-whisper's vendored whisper.cpp (1.6) lacks the Vulkan
+// shaders, so these builds take whisper.cpp 1.9.1 from the nodejs-whisper package (a devDependency
+// that ships its full source) and compile it with CMake, then smart-whisper's binding against it,
+// patched for 1.9.1's API (see `gpuPatches`).
 //
-// Optional by design: without CMake 3.19+, glslc, the Vulkan and SPIR-V headers (Debian: cmake glslc
-// libvulkan-dev spirv-headers) the build is skipped with one line, and svc runs on the CPU builds.
-// The ggml inside it is compiled for the platform's most portable CPU level, so it loads on every
-// processor svc supports; its heavy work runs on the GPU.
+// Optional by design: without their tools (Vulkan: CMake 3.19+, glslc, the Vulkan and SPIR-V headers,
+// Debian's cmake glslc libvulkan-dev spirv-headers; CUDA: nvcc) a build is skipped with one line, and
+// svc runs on the CPU builds. The ggml inside them is compiled for the platform's most portable CPU
+// level, so they load on every processor svc supports; their heavy work runs on the GPU.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,10 +41,13 @@ const gpuPatches = {
   ],
   "src/binding/model.cc": [
     // The binding left every other field uninitialised; 1.9.1 reads flash_attn, gpu_device, dtw_*.
+    // The GPU is the one svc chose (gpu-devices.cc's useGgmlGpu).
     {
       anchor: "    whisper_context_params params;\n",
-      replace: "    whisper_context_params params = whisper_context_default_params();\n",
+      replace:
+        "    whisper_context_params params = whisper_context_default_params();\n    params.gpu_device = svc_gpu_device;\n",
     },
+    { anchor: "class LoadModelWorker", before: "extern int svc_gpu_device;\n\n" },
     // A failed load (out of GPU memory, say) returned NULL here and crashed the process.
     {
       anchor: "        whisper_print_timings(context);\n",
@@ -89,8 +102,16 @@ function preparedSource(into) {
 
 const bindingSources = ["binding.cc", "common.cc", "model.cc", "transcribe.cc"];
 
-/** Why the Vulkan build cannot be made here, or null when it can. */
-function missingTools(cmake, glslc, cxx, wrap) {
+/** The CUDA compiler: CUDACXX, else nvcc on PATH, else NVIDIA's default place. */
+export function cudaCompiler(wrap = []) {
+  if (process.env.CUDACXX) return process.env.CUDACXX;
+  const argv = [...wrap, "sh", "-c", "command -v nvcc || ls /usr/local/cuda/bin/nvcc"];
+  const found = spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
+  return found.status === 0 ? found.stdout.trim().split("\n")[0] : null;
+}
+
+/** Why the `api` build cannot be made here, or null when it can. */
+function missingTools(api, cmake, glslc, cxx, wrap) {
   const sh = (command) => {
     const argv = [...wrap, "sh", "-c", command];
     return spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
@@ -98,6 +119,16 @@ function missingTools(cmake, glslc, cxx, wrap) {
   const version = /version (\d+)\.(\d+)/.exec(sh(`${cmake} --version`).stdout ?? "");
   const [major, minor] = [Number(version?.[1] ?? 0), Number(version?.[2] ?? 0)];
   if (major < 3 || (major === 3 && minor < 19)) return "CMake 3.19 or newer is missing (apt install cmake)";
+  if (api === "cuda") {
+    const nvcc = cudaCompiler(wrap);
+    if (!nvcc) return "no CUDA toolkit (nvcc) is installed";
+    // ggml's CUDA backend needs cuBLAS, which a minimal toolkit (nvcc and the runtime) lacks.
+    const libs = cudaLibraryDirs(nvcc);
+    if (!libs.some((dir) => sh(`ls ${dir}/libcublas.so*`).status === 0)) {
+      return `the CUDA toolkit of ${nvcc} has no cuBLAS (libcublas.so)`;
+    }
+    return null;
+  }
   if (sh(`command -v ${glslc}`).status !== 0) return "glslc is missing (apt install glslc)";
   const header = (name) => sh(`echo '#include <${name}>' | ${cxx} -x c++ -fsyntax-only -`).status === 0;
   if (!header("vulkan/vulkan.hpp")) return "the Vulkan headers are missing (apt install libvulkan-dev)";
@@ -106,7 +137,7 @@ function missingTools(cmake, glslc, cxx, wrap) {
   return null;
 }
 
-function gpuKey({ platform, cc, cxx, level, wrap }) {
+function gpuKey({ api, platform, cc, cxx, level, wrap }) {
   const hash = createHash("sha256");
   for (const file of [
     fileURLToPath(import.meta.url),
@@ -117,33 +148,61 @@ function gpuKey({ platform, cc, cxx, level, wrap }) {
   ]) {
     hash.update(readFileSync(file));
   }
-  hash.update(JSON.stringify({ platform, cc, cxx, flags: level.flags, wrap }));
+  hash.update(JSON.stringify({ api, platform, cc, cxx, flags: level.flags, wrap }));
   return hash.digest("hex").slice(0, 16);
 }
 
+const apiName = { vulkan: "Vulkan", cuda: "CUDA" };
+
 /**
- * Builds `dir/vulkan.node` unless one with the same inputs is there. Never throws: answers
- * `{ built }` or `{ skipped: reason }`, and the caller prints the reason in one line.
+ * Where the CUDA toolkit's libraries are, from nvcc's real place (NVIDIA's layout, or Debian's).
+ * `/usr/local/bin/nvcc` is often a script that runs the toolkit's own: its `exec` line names it.
  */
-export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wrap, log }) {
+function cudaLibraryDirs(nvcc) {
+  let real = realpathSync(nvcc);
+  const script = readFileSync(real, "latin1").slice(0, 400);
+  real = /^#!.*\n(?:.*\n)*?exec\s+(\S+\/nvcc)\b/.exec(script)?.[1] ?? real;
+  const toolkit = path.dirname(path.dirname(real));
+  return ["lib64", "lib", "targets/x86_64-linux/lib", "lib64/stubs"]
+    .map((dir) => path.join(toolkit, dir))
+    .concat(["/usr/lib/x86_64-linux-gnu"]);
+}
+
+function cudaLinkFlags(wrap) {
+  return [
+    ...cudaLibraryDirs(cudaCompiler(wrap) ?? "nvcc").map((dir) => `-L${dir}`),
+    "-Wl,-rpath,$ORIGIN",
+    "-lcudart",
+    "-lcublas",
+    "-lcublasLt",
+    "-lcuda",
+  ];
+}
+
+/**
+ * Builds `dir/<api>.node` (`api`: vulkan or cuda) unless one with the same inputs is there. Never
+ * throws: answers `{ built }` or `{ skipped: reason }`, and the caller prints the reason in one line.
+ */
+export async function buildGpuAddon({ api, platform, dir, cc, cxx, level, base, wrap, log }) {
   const cmake = process.env.CMAKE ?? "cmake";
   const glslc = process.env.GLSLC ?? "glslc";
   try {
     if (!packageDir(sourcePackage))
       return { skipped: `${sourcePackage} (whisper.cpp 1.9.1's source) is not installed` };
-    const target = path.join(dir, "vulkan.node");
-    const stampPath = path.join(dir, "vulkan.json");
-    const key = gpuKey({ platform, cc, cxx, level, wrap });
+    const target = path.join(dir, `${api}.node`);
+    const stampPath = path.join(dir, `${api}.json`);
+    const key = gpuKey({ api, platform, cc, cxx, level, wrap });
     if (existsSync(target) && existsSync(stampPath) && process.env.SVC_WHISPER_REBUILD !== "1") {
       if (JSON.parse(readFileSync(stampPath, "utf8")).key === key) return { built: target, cached: true };
     }
-    const missing = missingTools(cmake, glslc, cxx, wrap);
+    const missing = missingTools(api, cmake, glslc, cxx, wrap);
     if (missing) return { skipped: missing };
     const started = Date.now();
-    log(`svc: building whisper.cpp 1.9.1 with Vulkan for ${platform}; several minutes`);
-    const source = preparedSource(path.join(dir, "vulkan-src"));
-    // Kept between builds: CMake recompiles only what changed (the shaders take most of the time).
-    const cmakeDir = path.join(dir, "vulkan-cmake");
+    log(`svc: building whisper.cpp 1.9.1 with ${apiName[api]} for ${platform}; several minutes`);
+    const source = preparedSource(path.join(dir, "gpu-src"));
+    // Kept between builds: CMake recompiles only what changed (the shaders or kernels take most of
+    // the time).
+    const cmakeDir = path.join(dir, `${api}-cmake`);
     const cpuFlags = [...base, ...level.flags].join(" ");
     await run(wrap, cmake, [
       "-S",
@@ -157,7 +216,14 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
       `-DCMAKE_CXX_FLAGS=${cpuFlags}`,
       "-DBUILD_SHARED_LIBS=OFF",
       "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
-      "-DGGML_VULKAN=ON",
+      ...(api === "vulkan"
+        ? ["-DGGML_VULKAN=ON"]
+        : [
+            "-DGGML_CUDA=ON",
+            `-DCMAKE_CUDA_COMPILER=${cudaCompiler(wrap)}`,
+            // Every architecture the toolkit's default list covers, not this machine's card.
+            "-DCMAKE_CUDA_ARCHITECTURES=all-major",
+          ]),
       "-DGGML_NATIVE=OFF",
       // The level's flags above decide the instruction set, not ggml's own switches.
       ...["SSE42", "AVX", "AVX2", "BMI2", "FMA", "F16C", "AVX512"].map((name) => `-DGGML_${name}=OFF`),
@@ -176,7 +242,7 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
       String(availableParallelism()),
     ]);
 
-    const objects = path.join(dir, "vulkan-obj");
+    const objects = path.join(dir, `${api}-obj`);
     mkdirSync(objects, { recursive: true });
     const binding = path.join(packageDir("smart-whisper"), "src/binding");
     const includes = [
@@ -201,6 +267,7 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
           ...includes,
           "-std=gnu++17",
           "-fno-rtti",
+          ...(api === "vulkan" ? ["-DSVC_GPU_VULKAN"] : []),
           "-c",
           copy,
           "-o",
@@ -212,7 +279,7 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
     const libs = [
       "src/libwhisper.a",
       "ggml/src/libggml.a",
-      "ggml/src/ggml-vulkan/libggml-vulkan.a",
+      `ggml/src/ggml-${api}/libggml-${api}.a`,
       "ggml/src/libggml-cpu.a",
       "ggml/src/libggml-base.a",
     ].map((lib) => path.join(cmakeDir, lib));
@@ -231,8 +298,9 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
       "-Wl,--start-group",
       ...libs,
       "-Wl,--end-group",
-      // The Vulkan loader (libvulkan1) is the build's only run-time need beyond glibc.
-      "-lvulkan",
+      // Vulkan: the loader (libvulkan1) is the build's only run-time need beyond glibc. CUDA: the
+      // driver (libcuda.so.1), and the toolkit's runtime libraries, found beside cuda.node first.
+      ...(api === "vulkan" ? ["-lvulkan"] : cudaLinkFlags(wrap)),
       "-ldl",
       "-lm",
     ]);
@@ -240,7 +308,7 @@ export async function buildVulkanAddon({ platform, dir, cc, cxx, level, base, wr
     rmSync(objects, { recursive: true, force: true });
     writeFileSync(stampPath, `${JSON.stringify({ key, platform, cc, cxx, wrap, cpu: level.name })}\n`);
     log(
-      `svc: built whisper.cpp with Vulkan for ${platform} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `svc: built whisper.cpp with ${apiName[api]} for ${platform} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     return { built: target };
   } catch (error) {

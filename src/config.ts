@@ -1,6 +1,7 @@
 import { dirname, resolve } from "node:path";
 import * as v from "valibot";
 import { parseCidrList } from "./addresses.ts";
+import { autoDevice, type DeviceChoice, parseDeviceChoice } from "./dictation/engines/device-choice.ts";
 import type { OperatorLimits } from "./dictation/live/limits.ts";
 import { parseOriginList } from "./http/origin.ts";
 import { defaultWyomingAllow } from "./wyoming/allow.ts";
@@ -59,6 +60,29 @@ const csv = v.pipe(
 );
 
 const hostName = /^(\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+const whisperDeviceSchema = v.pipe(
+  v.optional(v.string(), "auto"),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    const choice = parseDeviceChoice(dataset.value);
+    if (!choice) {
+      addIssue({
+        message:
+          "SVC_WHISPER_DEVICE must be auto, cpu, vulkan, vulkan:N, cuda or cuda:N (N: the device's number)",
+      });
+      return NEVER;
+    }
+    return choice;
+  }),
+);
+const whisperDeviceHelp =
+  "where whisper runs: auto (a GPU through the CUDA or Vulkan build when one can be used, else the CPU; default), cpu, vulkan, vulkan:N, cuda, cuda:N (device N)";
+
+/** SVC_WHISPER_DEVICE alone, for `svc version` (which needs no database): `auto` when unset or invalid. */
+export function whisperDeviceOf(env: Record<string, string | undefined>): DeviceChoice {
+  const result = v.safeParse(whisperDeviceSchema, env.SVC_WHISPER_DEVICE);
+  return result.success ? result.output : autoDevice;
+}
 
 const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(schema, v.description(text));
 
@@ -288,6 +312,7 @@ export const envSchema = v.object({
     v.optional(v.picklist(["silero", "energy"], 'SVC_VAD must be "silero" or "energy"'), "silero"),
     'voice-activity detector: "silero" (default, about 110 MiB of memory) or "energy" (a few KiB, cruder)',
   ),
+  SVC_WHISPER_DEVICE: described(whisperDeviceSchema, whisperDeviceHelp),
   SVC_MODEL_BASE_URL: described(
     v.pipe(
       v.optional(v.string(), ""),
@@ -401,5 +426,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     modelBaseUrl: out.SVC_MODEL_BASE_URL.replace(/\/+$/, ""),
     /** Which voice-activity detector finds speech: Silero VAD, or the energy detector (less memory). */
     vad: out.SVC_VAD,
+    /** Where whisper runs: a GPU through the CUDA or Vulkan build, or the CPU (SVC_WHISPER_DEVICE). */
+    whisperDevice: out.SVC_WHISPER_DEVICE,
   };
 }

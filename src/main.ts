@@ -11,7 +11,7 @@ import { runKeysCommand } from "./cli/keys.ts";
 import { runModelsCommand } from "./cli/models.ts";
 import { runPluginsCommand } from "./cli/plugins.ts";
 import { type OfflineCommand, runTranscribeCommand } from "./cli/transcribe.ts";
-import { type Config, ConfigError, envSchema, loadConfig } from "./config.ts";
+import { type Config, ConfigError, envSchema, loadConfig, whisperDeviceOf } from "./config.ts";
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import type { EngineDefinition } from "./dictation/engines/definition.ts";
@@ -320,12 +320,13 @@ async function runOffline(command: OfflineCommand, env: Env, args: string[]): Pr
   }
 }
 
-function printVersion(): number {
+function printVersion(env: Env): number {
+  const device = whisperDeviceOf(env);
   process.stdout.write(
     `svc ${version} (commit ${commit}, bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`,
   );
   for (const engine of Object.values(engines) as EngineDefinition[])
-    if (engine.library) process.stdout.write(`${engine.library.name}: ${engine.library.describe()}\n`);
+    if (engine.library) process.stdout.write(`${engine.library.name}: ${engine.library.describe(device)}\n`);
   return 0;
 }
 
@@ -343,7 +344,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
   // option (`svc plugins install NAME --version 2`).
   const commandAt = argv.findIndex((arg) => !arg.startsWith("-"));
   const before = commandAt < 0 ? argv : argv.slice(0, commandAt);
-  if (before.includes("--version") || before.includes("-v")) return printVersion();
+  if (before.includes("--version") || before.includes("-v")) return printVersion(env);
   if (command === "help") {
     process.stdout.write(`${commandHelp[rest[0] ?? ""] ?? mainHelp}\n`);
     return 0;
@@ -377,7 +378,7 @@ export async function main(argv: string[], env: Env): Promise<number> {
     case SILERO_COMMAND:
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();
     case "version":
-      return printVersion();
+      return printVersion(env);
     default:
       process.stderr.write(`svc: unknown command "${command}"\n\n${mainHelp}\n`);
       return 2;

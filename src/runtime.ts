@@ -6,6 +6,7 @@ import { type Database, openDatabase } from "./db/database.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { migrations } from "./db/migrations/index.ts";
 import { createDictation, type Dictation } from "./dictation/dictation.ts";
+import type { DeviceChoice } from "./dictation/engines/device-choice.ts";
 import type { EngineId } from "./dictation/engines/ids.ts";
 import type { ModelPreset } from "./dictation/engines/store/presets.ts";
 import {
@@ -43,6 +44,8 @@ export interface RuntimeParts {
   modelBaseUrl: string;
   /** The voice-activity detector; default Silero VAD. */
   vad?: "silero" | "energy";
+  /** SVC_WHISPER_DEVICE; default `auto`. */
+  whisperDevice?: DeviceChoice;
   /** Default: the upstream presets (tests pass presets pinned to files they generate). */
   modelPresets?: { readonly [K in EngineId]?: readonly ModelPreset[] };
   pluginHost?: Partial<PluginHostOptions>;
@@ -85,6 +88,7 @@ export function assembleRuntime(parts: RuntimeParts): Runtime {
     events,
     logger,
     vad: parts.vad,
+    whisperDevice: parts.whisperDevice,
   });
   const access = createAccessService({
     repo: createAccessRepo(db),
@@ -128,6 +132,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     modelsDir: config.modelsDir,
     modelBaseUrl: config.modelBaseUrl,
     vad: config.vad,
+    whisperDevice: config.whisperDevice,
     pluginHost: { timeouts: { setupMs: config.pluginSetupTimeoutMs } },
     authMode: config.auth,
     sessions: config.sessions,

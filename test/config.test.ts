@@ -89,6 +89,20 @@ describe("loadConfig", () => {
     ]);
   });
 
+  test("SVC_WHISPER_DEVICE is auto by default and reads cpu, vulkan:N and cuda", () => {
+    expect(loadConfig({ SVC_DB_PATH: "/tmp/a.db" }).whisperDevice).toEqual({ kind: "auto" });
+    expect(loadConfig({ SVC_DB_PATH: "/tmp/a.db", SVC_WHISPER_DEVICE: "vulkan:1" }).whisperDevice).toEqual({
+      kind: "vulkan",
+      index: 1,
+    });
+    expect(loadConfig({ SVC_DB_PATH: "/tmp/a.db", SVC_WHISPER_DEVICE: "CUDA" }).whisperDevice).toEqual({
+      kind: "cuda",
+    });
+    expect(problems({ SVC_DB_PATH: "/tmp/a.db", SVC_WHISPER_DEVICE: "gpu" })).toEqual([
+      "SVC_WHISPER_DEVICE must be auto, cpu, vulkan, vulkan:N, cuda or cuda:N (N: the device's number)",
+    ]);
+  });
+
   test("PORT outside 0..65535 is refused", () => {
     expect(problems({ SVC_DB_PATH: "/tmp/a.db", PORT: "70000" })).toEqual(["PORT must be at most 65535"]);
   });

@@ -8,6 +8,7 @@ import type { Services } from "../services.ts";
 import { isKnownSetting } from "../settings/catalog.ts";
 import { closeDecodeWorker, decodeAudio, encodeWav } from "./audio/index.ts";
 import { createEngineProvider, type EngineProvider } from "./engine-provider.ts";
+import type { DeviceChoice } from "./engines/device-choice.ts";
 import { engineDefinition, engineSettingKeys } from "./engines/registry.ts";
 import type { EngineStores } from "./engines/stores.ts";
 import { createKeepAlive, keepAliveMs } from "./keep-alive.ts";
@@ -37,6 +38,8 @@ export interface DictationOptions {
   logger: Logger;
   /** `energy`: the energy detector instead of Silero VAD (SVC_VAD), for machines short of memory. */
   vad?: "silero" | "energy";
+  /** SVC_WHISPER_DEVICE; default `auto`. */
+  whisperDevice?: DeviceChoice;
 }
 
 export interface Dictation {
@@ -70,6 +73,7 @@ export function createDictation(options: DictationOptions): Dictation {
     stores: options.stores,
     vocabulary,
     logger,
+    device: options.whisperDevice,
   });
   const scheduler = createScheduler({
     maxQueued: () => services.settings.get("transcribe_queue_size"),

@@ -1,6 +1,7 @@
 import { isAppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { EngineSettings } from "./engines/definition.ts";
+import type { DeviceChoice } from "./engines/device-choice.ts";
 import { removeHallucinations } from "./engines/hallucinations.ts";
 import type { EngineId } from "./engines/ids.ts";
 import { buildWhisperPrompt, combinePrompt } from "./engines/prompt.ts";
@@ -41,6 +42,8 @@ export interface EngineProviderDeps {
   stores: EngineStores;
   vocabulary: () => readonly string[];
   logger: Logger;
+  /** Where an engine that can use a GPU runs (SVC_WHISPER_DEVICE); default `auto`. */
+  device?: DeviceChoice;
 }
 
 interface Loaded {
@@ -74,6 +77,7 @@ function reloadingOnClose(engine: SpeechEngine, reload: () => Promise<SpeechEngi
   return {
     id: engine.id,
     build: engine.build,
+    device: engine.device,
     close: () => engine.close(),
     async transcribe(pcm, options) {
       try {
@@ -94,6 +98,7 @@ function reloadingOnClose(engine: SpeechEngine, reload: () => Promise<SpeechEngi
 export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
   const { settings, logger } = deps;
   const loaded = new Map<EngineId, Loaded>();
+  const context = { settings, stores: deps.stores, device: deps.device };
 
   function retire(id: EngineId, previous: Loaded | undefined): void {
     if (!previous) return;
@@ -115,7 +120,9 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
         model,
         ms,
         ...(ready.build && { build: ready.build }),
+        ...(ready.device && { device: ready.device }),
       });
+      if (ready.deviceNote) logger.info(`${id} runs on the CPU`, { reason: ready.deviceNote });
       return ready;
     });
     const entry = { key, engine };
@@ -147,7 +154,7 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
       const id = override ?? settings.get("stt_engine");
       const definition = engineDefinition(id);
       const requested = definition.modelPerRequest ? options.model : undefined;
-      const { model, key, create } = definition.select({ settings, stores: deps.stores }, requested);
+      const { model, key, create } = definition.select(context, requested);
       const engine = load(id, model, key, create);
       const listed = options.vocabulary ?? deps.vocabulary();
       const keywords = options.keywords ?? [];
@@ -170,7 +177,7 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     loaded: () => [...loaded.keys()],
     check() {
       const id = settings.get("stt_engine");
-      const { model } = engineDefinition(id).select({ settings, stores: deps.stores });
+      const { model } = engineDefinition(id).select(context);
       return { id, model };
     },
     async close() {

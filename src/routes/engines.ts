@@ -26,6 +26,13 @@ const engineSchema = describes<EngineView>()(
     title: v.string(),
     description: v.string(),
     models: v.array(modelSchema),
+    runtime: v.optional(
+      v.object({
+        build: v.string(),
+        device: v.string(),
+        note: v.optional(v.string()),
+      }),
+    ),
   }),
 );
 

@@ -1,4 +1,5 @@
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
+import type { DeviceChoice } from "./device-choice.ts";
 import type { EngineId } from "./ids.ts";
 import type { ModelStore, ModelStoreSpec } from "./store/store.ts";
 import type { SpeechEngine } from "./types.ts";
@@ -13,11 +14,26 @@ export interface EngineSettings {
 /** Each downloading engine's model files (engines/stores.ts builds them from the registry). */
 export type EngineStores = { readonly [K in EngineId]?: ModelStore };
 
-/** What an engine is asked with: the settings, and the model stores of the engines that download. */
+/**
+ * What an engine is asked with: the settings, the model stores of the engines that download, and
+ * where an engine that can use a GPU runs.
+ */
 export interface EngineContext {
   settings: EngineSettings;
   /** Each downloading engine's model files (an engine reads its own). */
   stores: EngineStores;
+  /** Where an engine that can use a GPU runs (SVC_WHISPER_DEVICE); `auto` when absent. */
+  device?: DeviceChoice;
+}
+
+/** What a loaded engine runs on, for GET /api/engines. */
+export interface EngineRuntime {
+  /** The native build: "x86-64-v3 (AVX2)", "vulkan (Vulkan, CPU part x86-64-v2)". */
+  build: string;
+  /** "CPU", or the GPU with its memory. */
+  device: string;
+  /** Why it is not on a GPU though one was looked for. */
+  note?: string;
 }
 
 /** What the settings select now: the model to report, a cache key, and how to load it. */
@@ -91,8 +107,13 @@ export interface EngineDefinition {
    * which `/api/models`, `svc models` and the Models screen list, pull and remove.
    */
   readonly store?: ModelStoreSpec;
-  /** Its native library, for `svc version`: a name and one line on the build this machine gets. */
-  readonly library?: { readonly name: string; describe(): string };
+  /**
+   * Its native library, for `svc version`: a name and one line on the build (and device, for
+   * `device`) this machine gets.
+   */
+  readonly library?: { readonly name: string; describe(device: DeviceChoice): string };
+  /** What it runs on once loaded (whisper: its build and device); absent before the first load. */
+  runtime?(): EngineRuntime | undefined;
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */
   readonly workerEntries?: readonly string[];
 }

@@ -1,4 +1,4 @@
-import type { EngineContext, EngineModel } from "./definition.ts";
+import type { EngineContext, EngineModel, EngineRuntime } from "./definition.ts";
 import { type EngineId, engineIds } from "./ids.ts";
 import { engines } from "./registry.ts";
 
@@ -11,15 +11,21 @@ export interface EngineView {
   title: string;
   description: string;
   models: EngineModel[];
+  /** What it runs on, once loaded (whisper: its build and device). */
+  runtime?: EngineRuntime;
 }
 
 export function engineViews(context: EngineContext): EngineView[] {
-  return engineIds.map((id) => ({
-    id,
-    title: engines[id].title,
-    description: engines[id].description,
-    models: engines[id].models(context),
-  }));
+  return engineIds.map((id) => {
+    const runtime = engines[id].runtime?.();
+    return {
+      id,
+      title: engines[id].title,
+      description: engines[id].description,
+      models: engines[id].models(context),
+      ...(runtime && { runtime }),
+    };
+  });
 }
 
 /** The installed models a dictation may name (`modelPerRequest`), with their engines, in registry order. */

@@ -54,6 +54,10 @@ export interface SpeechEngine {
   close(): Promise<void>;
   /** Which native build runs it, where there is a choice (whisper: the CPU level), for the log. */
   readonly build?: string;
+  /** What it runs on, where there is a choice (whisper: "CPU", or its Vulkan device), for the log. */
+  readonly device?: string;
+  /** Why it runs on the CPU though a GPU was looked for (SVC_WHISPER_DEVICE=auto), for the log. */
+  readonly deviceNote?: string;
 }
 
 /** Whether an engine can run on this machine, and if not, what to do about it. */

@@ -1081,6 +1081,11 @@ export interface paths {
                       };
                       created: number;
                     }[];
+                  runtime?: {
+                    build: string;
+                    device: string;
+                    note?: string;
+                  };
                 })[];
             };
           };

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AppError } from "../../../errors.ts";
 import variants from "./native/variants.json" with { type: "json" };
@@ -47,8 +47,10 @@ export function chooseBuild(
  * Absent when svc runs from source, where the builds are read from build/whisper/ in the checkout.
  */
 declare const SVC_ADDON_PLATFORM: string;
+/** Set beside it: whether the build machine made the Vulkan build (scripts/whisper-gpu.mjs), so it is embedded. */
+declare const SVC_ADDON_VULKAN: boolean;
 
-const runtimePlatform = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
+export const runtimePlatform = `${process.platform === "win32" ? "windows" : process.platform}-${process.arch}`;
 
 /**
  * The embedded files of a compiled binary. Each path is a literal so `bun build --compile` embeds it;
@@ -65,6 +67,8 @@ function embedded(name: string): unknown {
         return require("../../../../build/whisper/linux-x64/x86-64-v3.node");
       case "x86-64-v2":
         return require("../../../../build/whisper/linux-x64/x86-64-v2.node");
+      case "vulkan":
+        if (SVC_ADDON_VULKAN) return require("../../../../build/whisper/linux-x64/vulkan.node");
     }
   }
   if (SVC_ADDON_PLATFORM === "linux-arm64") {
@@ -75,6 +79,8 @@ function embedded(name: string): unknown {
         return require("../../../../build/whisper/linux-arm64/armv8.2-a.node");
       case "armv8-a":
         return require("../../../../build/whisper/linux-arm64/armv8-a.node");
+      case "vulkan":
+        if (SVC_ADDON_VULKAN) return require("../../../../build/whisper/linux-arm64/vulkan.node");
     }
   }
   throw new Error(`this svc binary for ${SVC_ADDON_PLATFORM} has no whisper.cpp build`);
@@ -83,15 +89,31 @@ function embedded(name: string): unknown {
 const compiled = typeof SVC_ADDON_PLATFORM !== "undefined";
 
 /** Requires one of this platform's files: embedded in a binary, from build/whisper/ from source. */
+/** The folder of the builds when svc runs from source. */
+const sourceBuilds = () =>
+  fileURLToPath(new URL(`../../../../build/whisper/${runtimePlatform}/`, import.meta.url));
+
+/**
+ * Where a build svc never embeds lives (CUDA's, too large and a separate download): in `svc-<name>/`
+ * beside a compiled binary, in build/whisper/<platform>/ from source.
+ */
+export function externalBuild(name: string): string {
+  if (typeof SVC_ADDON_PLATFORM !== "undefined") {
+    return join(dirname(process.execPath), `svc-${name}`, `${name}.node`);
+  }
+  return join(sourceBuilds(), `${name}.node`);
+}
+
+/** A build by name (embedded, or from build/whisper/), or by its path (`externalBuild`). */
 function requireNative(name: string): unknown {
+  if (isAbsolute(name)) return require(name);
   if (typeof SVC_ADDON_PLATFORM !== "undefined") {
     if (SVC_ADDON_PLATFORM !== runtimePlatform) {
       throw new Error(`this svc binary is for ${SVC_ADDON_PLATFORM}, not ${runtimePlatform}`);
     }
     return embedded(name);
   }
-  const dir = fileURLToPath(new URL(`../../../../build/whisper/${runtimePlatform}/`, import.meta.url));
-  return require(join(dir, `${name}.node`));
+  return require(join(sourceBuilds(), `${name}.node`));
 }
 
 /** The features the processor reports (native/cpu-features.c), never /proc/cpuinfo. */
@@ -106,6 +128,12 @@ function hintFor(reason: string): string {
   if (glibc) {
     return `This whisper.cpp build needs glibc ${glibc} or newer, which this system lacks. Use svc's release download (glibc 2.31: Debian 11, Ubuntu 20.04 and newer) or its container image, or the sphinx or remote engine.`;
   }
+  if (/^CUDA/.test(reason)) {
+    return "The CUDA build needs NVIDIA's driver (libcuda.so.1) and svc's CUDA download unpacked beside the svc binary (svc-cuda/), or from source `npm install` on a machine with a CUDA toolkit; in a container, pass the card in (--gpus all with the NVIDIA container toolkit). Or set SVC_WHISPER_DEVICE=auto (a GPU when one can be used, else the CPU), vulkan or cpu.";
+  }
+  if (/^Vulkan/.test(reason)) {
+    return "The Vulkan build needs the Vulkan loader (libvulkan1) and the graphics card's Vulkan driver (Mesa's mesa-vulkan-drivers, or NVIDIA's driver); in a container, pass the card in (--device /dev/dri). Or set SVC_WHISPER_DEVICE=auto (a GPU when one can be used, else the CPU) or cpu.";
+  }
   if (/no whisper\.cpp build/.test(reason)) {
     return "Use the remote engine (stt_engine=remote), or sphinx on Linux.";
   }
@@ -116,29 +144,12 @@ function hintFor(reason: string): string {
   return "From source: run `npm install` (or `npm run postinstall`) in the svc checkout: it builds whisper.cpp with g++ into build/whisper/.";
 }
 
-let addon: WhisperAddon | undefined;
-let loadError: unknown;
+let cpuAddon: WhisperAddon | undefined;
+let cpuError: unknown;
 let picked: WhisperBuild | undefined;
 
-/** The whisper.cpp build in use (after the first load), for the log and `svc version`. */
-export function whisperBuild(): WhisperBuild | undefined {
-  return addon && picked;
-}
-
-/** One line for `svc version`: the build this CPU gets, or why there is none. */
-export function describeWhisperBuild(): string {
-  try {
-    loadWhisperAddon();
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-  const count = buildsFor(runtimePlatform).length;
-  const build = `${picked?.name} (${picked?.label})`;
-  return count > 1 ? `${build}, the best of ${count} builds for this CPU` : build;
-}
-
-/** The build for the best CPU level this processor supports, from the small CPU probe alone. */
-function pick(): WhisperBuild {
+/** The CPU build for the best level this processor supports, from the small CPU probe alone. */
+export function pick(): WhisperBuild {
   if (picked) return picked;
   const builds = buildsFor(runtimePlatform);
   // macOS and Windows from source: smart-whisper's own build for the machine (scripts/whisper-addon.mjs).
@@ -156,9 +167,7 @@ function pick(): WhisperBuild {
   return build;
 }
 
-const load = (): WhisperAddon => requireNative(pick().name) as WhisperAddon;
-
-function unavailable(error: unknown): AppError {
+export function unavailable(error: unknown): AppError {
   const reason = error instanceof Error ? error.message : String(error);
   return new AppError("engine_unavailable", `The whisper engine is not available: ${reason}`, {
     details: { engine: "whisper", hint: hintFor(reason) },
@@ -180,27 +189,33 @@ export function assertWhisperBuild(): void {
 }
 
 /**
- * Loads the addon once: the build for the best CPU level this processor supports. whisper.cpp logs
- * to stderr unless NODE_ENV is "production" when the addon initialises, and the server's log is
- * JSON lines, so it is loaded in production mode.
+ * Requires a build with NODE_ENV "production": whisper.cpp logs to stderr unless it is set when the
+ * addon initialises, and the server's log is JSON lines.
  */
+export function requireQuiet(name: string): unknown {
+  // Through a variable: `bun build` replaces a literal `process.env.NODE_ENV` read with a
+  // constant ("development"), which would leave NODE_ENV set to that after the load.
+  const env = process.env;
+  const nodeEnv = env.NODE_ENV;
+  env.NODE_ENV = "production";
+  try {
+    return requireNative(name);
+  } finally {
+    if (nodeEnv === undefined) delete env.NODE_ENV;
+    else env.NODE_ENV = nodeEnv;
+  }
+}
+
+/** Loads the CPU build once: the one for the best CPU level this processor supports. */
 export function loadWhisperAddon(): WhisperAddon {
-  if (addon) return addon;
-  if (loadError === undefined) {
-    // Through a variable: `bun build` replaces a literal `process.env.NODE_ENV` read with a
-    // constant ("development"), which would leave NODE_ENV set to that after the load.
-    const env = process.env;
-    const nodeEnv = env.NODE_ENV;
-    env.NODE_ENV = "production";
+  if (cpuAddon) return cpuAddon;
+  if (cpuError === undefined) {
     try {
-      addon = load();
-      return addon;
+      cpuAddon = requireQuiet(pick().name) as WhisperAddon;
+      return cpuAddon;
     } catch (error) {
-      loadError = error;
-    } finally {
-      if (nodeEnv === undefined) delete env.NODE_ENV;
-      else env.NODE_ENV = nodeEnv;
+      cpuError = error;
     }
   }
-  throw unavailable(loadError);
+  throw unavailable(cpuError);
 }

@@ -3,10 +3,12 @@ import { AppError } from "../../../errors.ts";
 import type { EngineContext, EngineDefinition, EngineModel } from "../definition.ts";
 import { whisperLanguageCodes } from "../languages.ts";
 import { assertModelId, type InstalledModel, type ModelStore } from "../store/store.ts";
-import { assertWhisperBuild, describeWhisperBuild } from "./binding.ts";
-import { createWhisperEngine } from "./engine.ts";
+import { assertWhisperBuild } from "./binding.ts";
+import { describeGpuDevice } from "./device.ts";
+import { createWhisperEngine, whisperLanes } from "./engine.ts";
 import { modelLanguages, validateWhisperModel } from "./ggml-model.ts";
 import { defaultModelBaseUrl, defaultModelId, type ModelPreset, modelPresets } from "./models/presets.ts";
+import { describeWhisperBuild, whisperPlacement } from "./placement.ts";
 
 function modelMissing(id: string): AppError {
   return new AppError(
@@ -75,12 +77,22 @@ export const whisperEngine: EngineDefinition = {
   description:
     "whisper.cpp runs here with the model chosen below. Accurate, 99 languages with a multilingual model; needs one model download.",
   settings: ["stt_model", "whisper_threads", "audio_ctx_scaling", "whisper_max_tokens"],
-  // It uses every core: one unit at a time.
-  concurrency: () => 1,
+  // On the CPU it uses every core: one unit at a time. On a GPU the engine runs two at once.
+  concurrency: () => whisperLanes(whisperPlacement()?.device !== undefined),
   bias: "prompt",
   activeModel: ({ settings }) => settings.get("stt_model"),
   models: whisperModels,
   modelPerRequest: true,
+  runtime() {
+    const placement = whisperPlacement();
+    if (!placement) return undefined;
+    const { build, device, fallback } = placement;
+    return {
+      build: `${build.name} (${build.label})`,
+      device: device ? describeGpuDevice(device) : "CPU",
+      ...(fallback && { note: fallback }),
+    };
+  },
   store: {
     presets: modelPresets,
     defaultModel: defaultModelId,
@@ -111,7 +123,14 @@ export const whisperEngine: EngineDefinition = {
     return {
       model,
       key: `${path}|${mtime}|${threads ?? "auto"}|${audioCtxScaling}|${maxTokensPerSegment}`,
-      create: () => createWhisperEngine({ modelPath: path, threads, audioCtxScaling, maxTokensPerSegment }),
+      create: () =>
+        createWhisperEngine({
+          modelPath: path,
+          threads,
+          audioCtxScaling,
+          maxTokensPerSegment,
+          device: context.device,
+        }),
     };
   },
 };

@@ -1,5 +1,7 @@
+import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { AppError } from "../../../errors.ts";
+import { autoDevice, type DeviceChoice } from "../device-choice.ts";
 import type {
   SpeechEngine,
   TranscribeOptions,
@@ -8,19 +10,26 @@ import type {
   TranscriptWord,
 } from "../types.ts";
 import { SAMPLE_RATE } from "../types.ts";
-import { loadWhisperAddon, type NativeWhisperModel, type WhisperAddon, whisperBuild } from "./binding.ts";
+import type { NativeWhisperModel, WhisperAddon } from "./binding.ts";
+import { describeGpuDevice, type GpuDevice } from "./device.ts";
 import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
 import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./params.ts";
+import { ggmlGpu, placeWhisper } from "./placement.ts";
 
 export interface WhisperEngineOptions {
   modelPath: string;
-  /** CPU threads per transcription; default: every core (`os.availableParallelism()`). */
+  /**
+   * CPU threads per transcription; default every core (`os.availableParallelism()`), or on a GPU at
+   * most 4: the CPU then only samples tokens, and more threads would spin beside the GPU.
+   */
   threads?: number;
   /** Shrink the encoder window to the clip length for clips under 30 s (see `audioCtxFor`); default on. */
   audioCtxScaling?: boolean;
   beamSize?: number;
   temperatureIncrement?: number;
   maxTokensPerSegment?: number;
+  /** SVC_WHISPER_DEVICE; default `auto`. */
+  device?: DeviceChoice;
 }
 
 export interface WhisperEngine extends SpeechEngine {
@@ -151,24 +160,32 @@ function toResult(
   return { text, segments: mapped, language: detected };
 }
 
+/** Transcriptions one loaded model runs at once: on a GPU two, so one's CPU part overlaps the other's. */
+export const whisperLanes = (onGpu: boolean): number => (onGpu ? 2 : 1);
+
 /**
  * Loads a whisper.cpp model (validated first) and keeps it loaded until `close()`. Work runs on
- * native threads, never on the event loop, and one transcription at a time per model: concurrent
- * runs would each allocate a decoder state and fight over the same cores. An abort rejects at once
- * and stops the native run (see `runNative`) before the next queued call starts.
+ * native threads, never on the event loop. On the CPU one transcription runs at a time per model:
+ * concurrent runs would each allocate a decoder state and fight over the same cores. On a GPU two
+ * run, each with its own state, and take the GPU in turn. An abort rejects at once and stops the
+ * native run (see `runNative`) before the next queued call starts.
  */
 export async function createWhisperEngine(options: WhisperEngineOptions): Promise<WhisperEngine> {
+  const { addon, placement } = placeWhisper(options.device ?? autoDevice, statSync(options.modelPath).size);
+  const onGpu = placement.device !== undefined;
+  const cores = availableParallelism();
   const settings: DecodeSettings = {
-    threads: checkedInt("threads", options.threads ?? availableParallelism(), 1, 256),
+    threads: checkedInt("threads", options.threads ?? (onGpu ? Math.min(4, cores) : cores), 1, 256),
     beamSize: checkedInt("beamSize", options.beamSize ?? 1, 1, 16),
     temperatureIncrement: options.temperatureIncrement ?? 0.2,
     maxTokensPerSegment: checkedInt("maxTokensPerSegment", options.maxTokensPerSegment ?? 0, 0, 448),
   };
   const scaling = options.audioCtxScaling ?? true;
   const info = validateWhisperModel(options.modelPath);
-  const addon = loadWhisperAddon();
-  const model = await addon.WhisperModel.load(options.modelPath, false);
-  let tail: Promise<unknown> = Promise.resolve();
+  const model = await loadModel(addon, options.modelPath, placement.device);
+  // Each lane runs its transcriptions one after another; a new one joins the lanes in turn.
+  const lanes: Promise<unknown>[] = Array.from({ length: whisperLanes(onGpu) }, () => Promise.resolve());
+  let turn = 0;
   let closed = false;
   // whisper.cpp's end-of-text token: every id below it is text (multilingual vocabularies add one).
   const endOfText = info.multilingual ? 50257 : 50256;
@@ -194,29 +211,69 @@ export async function createWhisperEngine(options: WhisperEngineOptions): Promis
       words: opts.words,
       temperature: opts.temperature,
     });
-    const run = tail.then(() => {
+    const lane = turn++ % lanes.length;
+    const run = (lanes[lane] as Promise<unknown>).then(() => {
       opts.signal?.throwIfAborted();
       return runNative(addon, model, input, params, opts.signal);
     });
-    tail = run.catch(() => {});
+    lanes[lane] = run.catch(() => {});
     const segments = await untilAborted(run, opts.signal);
     return toResult(segments, language, endOfText, opts.words === true);
   }
 
-  const build = whisperBuild();
+  const { build, device, fallback } = placement;
   return {
     id: "whisper",
-    build: build && `${build.name} (${build.label})`,
+    build: `${build.name} (${build.label})`,
+    device: device ? describeGpuDevice(device) : "CPU",
+    deviceNote: fallback,
     model: info,
     threads: settings.threads,
     transcribe,
     async close() {
       if (closed) return;
       closed = true;
-      await tail;
+      await Promise.all(lanes);
       await model.free();
     },
   };
+}
+
+/**
+ * Loads the model, on the GPU where the placement has one. whisper.cpp quietly runs on the CPU when
+ * the GPU's backend does not start, so a GPU load is checked and refused rather than slow.
+ */
+async function loadModel(
+  addon: WhisperAddon,
+  path: string,
+  device: GpuDevice | undefined,
+): Promise<NativeWhisperModel> {
+  const gpu = device !== undefined;
+  let model: NativeWhisperModel;
+  try {
+    model = await addon.WhisperModel.load(path, gpu);
+  } catch (error) {
+    if (!gpu) throw error;
+    throw new AppError(
+      "engine_unavailable",
+      `whisper.cpp could not load the model on the GPU (out of its memory?): ${String(error)}`,
+      {
+        details: { engine: "whisper" },
+        cause: error,
+      },
+    );
+  }
+  if (gpu && !ggmlGpu(addon)) {
+    await model.free();
+    throw new AppError(
+      "engine_unavailable",
+      `whisper.cpp's GPU backend did not start on ${describeGpuDevice(device)}.`,
+      {
+        details: { engine: "whisper" },
+      },
+    );
+  }
+  return model;
 }
 
 function padded(pcm: Float32Array): Float32Array {

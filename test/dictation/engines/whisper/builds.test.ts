@@ -1,11 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  buildsFor,
-  chooseBuild,
-  describeWhisperBuild,
-} from "../../../../src/dictation/engines/whisper/binding.ts";
+import { buildsFor, chooseBuild } from "../../../../src/dictation/engines/whisper/binding.ts";
+import { describeWhisperBuild } from "../../../../src/dictation/engines/whisper/placement.ts";
 
 // What CPUID reports on these processors, in cpu-features.c's names.
 const v2 = ["sse3", "ssse3", "sse4_1", "sse4_2", "popcnt", "cx16", "lahf_lm"];

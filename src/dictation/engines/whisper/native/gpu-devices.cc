@@ -1,12 +1,19 @@
-// svc's addition to the GPU build of smart-whisper's binding (scripts/whisper-addon.mjs links it in).
+// svc's addition to the GPU builds of smart-whisper's binding (scripts/whisper-gpu.mjs links it in).
 //
-//   vulkanDevices()      every Vulkan device the loader finds, CPU-type ones too (ggml hides those,
-//                        Mesa's lavapipe among them), so svc chooses and can say why it did not.
-//   useVulkanDevice(i)   the one ggml may use: GGML_VK_VISIBLE_DEVICES, read once when whisper.cpp
-//                        first touches Vulkan, so it must come before the first model load.
+//   vulkanDevices()      (Vulkan build) every Vulkan device the loader finds, CPU-type ones too (ggml
+//                        hides those, Mesa's lavapipe among them), so svc chooses and can say why.
+//   useVulkanDevice(i, cpuType)
+//                        (Vulkan build) the one ggml may use: GGML_VK_VISIBLE_DEVICES, read once when
+//                        whisper.cpp first touches Vulkan, so it must come before the first model load.
+//                        On a CPU-type device (Mesa's lavapipe) ggml's fused and batched shaders and
+//                        its async transfers are turned off: with them Debian 12's lavapipe (Mesa
+//                        22.3) crashed in about two runs of five; without them, none in 16.
+//   useGgmlGpu(i)        which of ggml's GPUs the next model loads on (whisper.cpp's gpu_device).
 //   ggmlDevices()        the devices ggml itself runs on (after a load: the proof of what is used).
 #include <napi.h>
+#ifdef SVC_GPU_VULKAN
 #include <vulkan/vulkan.h>
+#endif
 
 #include <cstdlib>
 #include <string>
@@ -14,6 +21,10 @@
 
 #include "ggml-backend.h"
 
+// Read by the patched model.cc when it loads a model (scripts/whisper-gpu.mjs).
+int svc_gpu_device = 0;
+
+#ifdef SVC_GPU_VULKAN
 static const char *vulkan_type(VkPhysicalDeviceType type) {
     switch (type) {
         case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
@@ -78,11 +89,28 @@ static Napi::Value VulkanDevices(const Napi::CallbackInfo &info) {
 
 static Napi::Value UseVulkanDevice(const Napi::CallbackInfo &info) {
     Napi::Env env = info.Env();
-    if (info.Length() != 1 || !info[0].IsNumber()) {
-        Napi::TypeError::New(env, "useVulkanDevice(index)").ThrowAsJavaScriptException();
+    if (info.Length() != 2 || !info[0].IsNumber() || !info[1].IsBoolean()) {
+        Napi::TypeError::New(env, "useVulkanDevice(index, cpuType)").ThrowAsJavaScriptException();
         return env.Null();
     }
     setenv("GGML_VK_VISIBLE_DEVICES", std::to_string(info[0].As<Napi::Number>().Int32Value()).c_str(), 1);
+    if (info[1].As<Napi::Boolean>().Value()) {
+        for (const char *name : {"GGML_VK_DISABLE_FUSION", "GGML_VK_DISABLE_MULTI_ADD",
+                                 "GGML_VK_DISABLE_GRAPH_OPTIMIZE", "GGML_VK_DISABLE_ASYNC"}) {
+            setenv(name, "1", 0);
+        }
+    }
+    return env.Undefined();
+}
+#endif
+
+static Napi::Value UseGgmlGpu(const Napi::CallbackInfo &info) {
+    Napi::Env env = info.Env();
+    if (info.Length() != 1 || !info[0].IsNumber()) {
+        Napi::TypeError::New(env, "useGgmlGpu(index)").ThrowAsJavaScriptException();
+        return env.Null();
+    }
+    svc_gpu_device = info[0].As<Napi::Number>().Int32Value();
     return env.Undefined();
 }
 
@@ -110,7 +138,10 @@ static Napi::Value GgmlDevices(const Napi::CallbackInfo &info) {
 }
 
 void RegisterGpuDevices(Napi::Env env, Napi::Object exports) {
+#ifdef SVC_GPU_VULKAN
     exports.Set("vulkanDevices", Napi::Function::New(env, VulkanDevices));
     exports.Set("useVulkanDevice", Napi::Function::New(env, UseVulkanDevice));
+#endif
+    exports.Set("useGgmlGpu", Napi::Function::New(env, UseGgmlGpu));
     exports.Set("ggmlDevices", Napi::Function::New(env, GgmlDevices));
 }
