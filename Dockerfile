@@ -19,19 +19,33 @@ WORKDIR /src
 ARG NODE_EXTRA_CA_CERTS
 # Dependencies and whisper.cpp first: this layer changes only with the lockfile or the engine's build.
 COPY package.json package-lock.json ./
-COPY scripts/postinstall.mjs scripts/whisper-addon.mjs scripts/
+COPY scripts/postinstall.mjs scripts/whisper-addon.mjs scripts/whisper-gpu.mjs scripts/
 COPY src/dictation/engines/whisper/native src/dictation/engines/whisper/native
+# The Vulkan build of whisper.cpp (a GPU of any vendor; about ten minutes more on two cores) needs
+# these to build; --build-arg SVC_WHISPER_GPU=off leaves it out and whisper runs on the CPU only.
+ARG SVC_WHISPER_GPU=vulkan
+RUN if [ "$SVC_WHISPER_GPU" != off ]; then \
+      apt-get update && apt-get install -y --no-install-recommends cmake glslc libvulkan-dev spirv-headers \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 # --ignore-scripts, then the two install steps svc needs: npm 10 (this image's) does not read
 # package.json's allowScripts and would also run smart-whisper's own node-gyp build, which svc does not use.
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild bun && node scripts/postinstall.mjs
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild bun \
+ && SVC_WHISPER_GPU=$SVC_WHISPER_GPU node scripts/postinstall.mjs
 COPY . .
 # `svc version` names the commit: docker build --build-arg SVC_COMMIT=$(git rev-parse --short=12 HEAD) .
 ARG SVC_COMMIT=unknown
 RUN SVC_COMMIT=$SVC_COMMIT npx bun scripts/build.ts --outfile /out/svc && /out/svc version
 
 FROM ${SVC_RUNTIME_BASE}
+# The Vulkan loader (libvulkan1, about 1 MB) lets the Vulkan build find a GPU's driver: NVIDIA's
+# container toolkit brings its own (--gpus all); Intel's and AMD's come from Mesa, which this slim
+# image leaves out: --build-arg SVC_GPU_DRIVERS=mesa-vulkan-drivers adds it (about 100 MB), then run
+# with --device /dev/dri.
+ARG SVC_GPU_DRIVERS=
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libpocketsphinx3 pocketsphinx-en-us \
+      libvulkan1 $SVC_GPU_DRIVERS \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 svc \
  && useradd --system --uid 10001 --gid svc --home-dir /data --no-create-home --shell /usr/sbin/nologin svc \

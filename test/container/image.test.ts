@@ -105,6 +105,10 @@ beforeAll(() => {
     ...proxyArgs(),
     "--build-arg",
     `SVC_COMMIT=${commit}`,
+    // The Vulkan build adds ten minutes or more on two cores; the host's own tests run it
+    // (test/dictation/engines/whisper/vulkan.test.ts).
+    "--build-arg",
+    "SVC_WHISPER_GPU=off",
     "-t",
     image,
     ".",
