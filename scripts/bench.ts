@@ -21,6 +21,8 @@ const suites: Record<string, Suite> = {
   engines: { load: () => import("./bench/engines.ts") },
   transcribe: { load: () => import("./bench/transcribe.ts") },
   builds: { load: () => import("./bench/builds.ts") },
+  // The CPU build against each GPU device the GPU builds find, and whisper.cpp's own tool on each.
+  devices: { load: () => import("./bench/devices.ts") },
   openai: { load: () => import("./bench/openai.ts") },
   vad: { load: () => import("./bench/vad.ts") },
   live: { load: () => import("./bench/live.ts") },

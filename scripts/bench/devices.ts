@@ -1,0 +1,195 @@
+// Where whisper runs, side by side: svc's CPU build and every GPU device its GPU builds find (Vulkan:
+// each device the loader lists, lavapipe included; CUDA where cuda.node is), each in a process of its
+// own (ggml picks its device once per process), transcribing the same 5 s of speech with the same
+// synthetic model. Beside each GPU row, whisper.cpp's own whisper-cli built from the same 1.9.1 source
+// on the same device: svc's own cost is the ratio (target ≤ 1.05).
+//
+//   bun run bench devices                  synthetic base.en shape (BENCH_SHAPE=tiny.en for a quicker run)
+//   BENCH_RUNS=5 bun run bench devices     runs per row (median)
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { encodeWav } from "../../src/dictation/audio/index.ts";
+import { parseDeviceChoice } from "../../src/dictation/engines/device-choice.ts";
+import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.ts";
+import { type SyntheticPreset, syntheticModel } from "../../test/helpers/synthetic-model.ts";
+import { hostPlatform } from "../whisper-addon.mjs";
+import { speech } from "./transcribe.ts";
+import { fmt, table, timedMedian } from "./util.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const runs = Number(process.env.BENCH_RUNS ?? 3);
+const shape = (process.env.BENCH_SHAPE ?? "base.en") as SyntheticPreset;
+const threads = Math.min(4, availableParallelism());
+const SECONDS = 5;
+// svc's audio_ctx for a 5 s clip (audioCtxFor), and whisper-cli's -ac with it.
+const AUDIO_CTX = 288;
+
+/** ggml's switches svc sets for a CPU-type Vulkan device (native/gpu-devices.cc), for whisper-cli too. */
+const cpuTypeSwitches = {
+  GGML_VK_DISABLE_FUSION: "1",
+  GGML_VK_DISABLE_MULTI_ADD: "1",
+  GGML_VK_DISABLE_GRAPH_OPTIMIZE: "1",
+  GGML_VK_DISABLE_ASYNC: "1",
+};
+
+interface Measured {
+  ms: number;
+  build: string;
+  device: string;
+}
+
+/** In the child: svc's engine on `choice`, its median over the runs, as JSON. */
+async function child(choice: string, model: string): Promise<void> {
+  const engine = await createWhisperEngine({
+    modelPath: model,
+    threads,
+    temperatureIncrement: 0, // one decoding pass, as whisper-cli -nf
+    device: parseDeviceChoice(choice),
+  });
+  const pcm = speech(SECONDS);
+  await engine.transcribe(pcm.subarray(0, 16_000)); // warm-up: the GPU's pipelines are made here
+  const ms = await timedMedian(runs, () => engine.transcribe(pcm));
+  const measured: Measured = { ms, build: engine.build ?? "?", device: engine.device ?? "CPU" };
+  console.log(JSON.stringify(measured));
+  await engine.close();
+}
+
+function inChild(choice: string, model: string, env: Record<string, string> = {}): Measured | string {
+  const proc = spawnSync(process.execPath, [import.meta.path, "--child", choice, model], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
+  const last = proc.stdout.trim().split("\n").at(-1) ?? "";
+  if (proc.status !== 0 || !last.startsWith("{")) {
+    return (proc.stderr.trim().split("\n").at(-1) ?? `exit ${proc.status}`).slice(0, 160);
+  }
+  return JSON.parse(last) as Measured;
+}
+
+/** Every Vulkan device the GPU build's loader lists, from a child (the addon lists them once loaded). */
+function vulkanDevices(): { index: number; name: string; type: string }[] {
+  const file = join(root, "build/whisper", hostPlatform(), "vulkan.node");
+  if (!existsSync(file)) return [];
+  const proc = spawnSync(
+    process.execPath,
+    ["-e", `console.log(JSON.stringify(require(${JSON.stringify(file)}).vulkanDevices()))`],
+    { encoding: "utf8" },
+  );
+  try {
+    return JSON.parse(proc.stdout.trim());
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * whisper.cpp's own whisper-cli from the same 1.9.1 source and CMake folder as svc's Vulkan build
+ * (scripts/whisper-gpu.mjs): its examples are switched on and only the tool is compiled.
+ */
+function whisperCli(): string | undefined {
+  const cmakeDir = join(root, "build/whisper", hostPlatform(), "vulkan-cmake");
+  const cli = join(cmakeDir, "bin/whisper-cli");
+  if (existsSync(cli)) return cli;
+  if (!existsSync(join(cmakeDir, "CMakeCache.txt"))) return undefined;
+  const steps = [
+    // `cmake <build folder>` configures that folder again, with its own source.
+    ["-DWHISPER_BUILD_EXAMPLES=ON", "-DWHISPER_SDL2=OFF", "-DWHISPER_CURL=OFF", cmakeDir],
+    ["--build", cmakeDir, "--target", "whisper-cli", "-j", String(availableParallelism())],
+  ];
+  for (const args of steps) {
+    if (spawnSync("cmake", args, { stdio: "ignore" }).status !== 0) return undefined;
+  }
+  return existsSync(cli) ? cli : undefined;
+}
+
+/** whisper-cli's own time for the clip, without its model load: its total less its load, median. */
+function cliMs(
+  cli: string,
+  model: string,
+  wav: string,
+  env: Record<string, string>,
+  extra: string[] = [],
+): number | string {
+  const times: number[] = [];
+  for (let run = 0; run < runs + 1; run++) {
+    const args = ["-m", model, "-f", wav, "-t", String(threads), "-l", "en", "-bs", "1", "-bo", "1"];
+    // svc's decoding: no fallback, timestamps on, non-speech tokens suppressed.
+    const proc = spawnSync(cli, [...args, ...extra, "-nf", "-ac", String(AUDIO_CTX), "-sns"], {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+    });
+    const total = /total time =\s*([\d.]+) ms/.exec(proc.stderr)?.[1];
+    const load = /load time =\s*([\d.]+) ms/.exec(proc.stderr)?.[1];
+    if (total === undefined || load === undefined) return `whisper-cli failed (exit ${proc.status})`;
+    if (run > 0) times.push(Number(total) - Number(load)); // the first run warms the driver's caches
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+}
+
+export async function run(): Promise<void> {
+  const model = syntheticModel(shape);
+  const work = mkdtempSync(join(tmpdir(), "svc-bench-devices-"));
+  const wav = join(work, "clip.wav");
+  writeFileSync(wav, encodeWav(speech(SECONDS), 16_000));
+  const cli = whisperCli();
+  const rows: (string | number)[][] = [
+    ["where", "svc ms", "whisper-cli ms", "svc ÷ whisper-cli", "× CPU build"],
+  ];
+  const cpu = inChild("cpu", model);
+  const cpuMs = typeof cpu === "string" ? Number.NaN : cpu.ms;
+  // whisper-cli on the CPU is 1.9.1's CPU code compiled for x86-64-v2 (the GPU build's CPU part);
+  // svc's CPU builds are smart-whisper's 1.6 for this CPU's best level: not the same code, so this
+  // ratio is for reading, not a target.
+  const cliCpu = cli ? cliMs(cli, model, wav, {}, ["-ng"]) : "whisper-cli not built";
+  rows.push([
+    typeof cpu === "string" ? `CPU: ${cpu}` : `CPU build ${cpu.build} (whisper-cli: 1.9.1, x86-64-v2)`,
+    fmt(cpuMs, 0),
+    typeof cliCpu === "number" ? fmt(cliCpu, 0) : cliCpu,
+    typeof cliCpu === "number" ? fmt(cpuMs / cliCpu, 2) : "",
+    "1.00",
+  ]);
+  for (const device of vulkanDevices()) {
+    const env: Record<string, string> = {
+      GGML_VK_VISIBLE_DEVICES: String(device.index),
+      ...(device.type === "cpu" ? cpuTypeSwitches : {}),
+    };
+    const svc = inChild(`vulkan:${device.index}`, model);
+    const own = cli ? cliMs(cli, model, wav, env) : "whisper-cli not built";
+    const label = `Vulkan ${device.index}: ${device.name} (${device.type}${device.type === "cpu" ? ", never chosen by auto" : ""})`;
+    if (typeof svc === "string") {
+      rows.push([label, svc, "", "", ""]);
+      continue;
+    }
+    rows.push([
+      label,
+      fmt(svc.ms, 0),
+      typeof own === "number" ? fmt(own, 0) : own,
+      typeof own === "number" ? fmt(svc.ms / own, 2) : "",
+      fmt(cpuMs / svc.ms, 2),
+    ]);
+  }
+  if (existsSync(join(root, "build/whisper", hostPlatform(), "cuda.node"))) {
+    const svc = inChild("cuda", model);
+    rows.push(
+      typeof svc === "string"
+        ? ["CUDA", svc, "", "", ""]
+        : [`CUDA: ${svc.device}`, fmt(svc.ms, 0), "", "", fmt(cpuMs / svc.ms, 2)],
+    );
+  } else {
+    rows.push(["CUDA", "no cuda.node here (needs a CUDA toolkit with cuBLAS at npm install)", "", "", ""]);
+  }
+  console.log(
+    `\nwhisper by device (synthetic ${shape}, ${SECONDS} s of speech, audio_ctx ${AUDIO_CTX}, greedy without fallback, ${threads} threads, median of ${runs})`,
+  );
+  table(rows);
+  console.log(
+    "targets: svc ÷ whisper-cli ≤ 1.05 on each device (same source, same device); a GPU ≥ 10× the CPU build on a large model. A CPU-type device (lavapipe) only checks svc's path: it is slower than the CPU build, which is why auto never takes it.",
+  );
+}
+
+if (import.meta.main && process.argv[2] === "--child") {
+  await child(process.argv[3] ?? "cpu", process.argv[4] ?? "");
+}
