@@ -119,7 +119,7 @@ describe("unknown routes", () => {
 describe("unsupported methods on existing paths", () => {
   test.each([
     ["PATCH", "/api/settings/language", "GET, HEAD, PUT, DELETE"],
-    ["DELETE", "/api/settings", "GET, HEAD"],
+    ["DELETE", "/api/settings", "GET, HEAD, PATCH"],
     ["PUT", "/api/history", "GET, HEAD, DELETE"],
     ["POST", "/api/history/7", "GET, HEAD, DELETE"],
     ["PUT", "/api/dictionary/1", "GET, HEAD, PATCH, DELETE"],
