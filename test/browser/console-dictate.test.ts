@@ -268,6 +268,37 @@ describe("the Dictate screen", () => {
     expect((await put("stt_engine", engineBefore)).status).toBe(200);
   }, 30_000);
 
+  test("a language the model does not speak is said before Record is pressed", async () => {
+    // sphinx speaks English alone; the setting asks for German.
+    const put = await fetch(`${suite.svc.url}/api/settings/language`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ value: "de" }),
+    });
+    expect(put.status).toBe(200);
+    try {
+      const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: desktop });
+      const record = page.getByRole("button", { name: "Record" });
+      const hint = page.locator("#record-hint");
+      await until(async () => (await hint.textContent())?.includes("does not speak German") === true);
+      expect(await hint.textContent()).toBe(
+        "This model does not speak German: choose another language below, or in Settings, or a multilingual model in Models.",
+      );
+      expect(await record.getAttribute("aria-disabled")).toBe("true");
+      // Pressed anyway (Playwright would wait for an aria-disabled button), it records nothing.
+      await record.click({ force: true });
+      expect(await record.getAttribute("aria-pressed")).toBe("false");
+      // This browser's own choice decides over the setting: Detect lets Record go.
+      await page.locator("#language").selectOption("auto");
+      await until(async () => (await record.getAttribute("aria-disabled")) === null);
+      expect(await hint.textContent()).not.toContain("does not speak");
+      expect(problems).toEqual([]);
+      await page.context().close();
+    } finally {
+      await fetch(`${suite.svc.url}/api/settings/language`, { method: "DELETE" });
+    }
+  }, 30_000);
+
   test("a file that is not audio gets a sentence, not a crash", async () => {
     const { page, problems } = await openConsole(suite.browser, `${suite.svc.url}/`, { viewport: desktop });
     const notAudio = join(suite.dir, "notes.txt");

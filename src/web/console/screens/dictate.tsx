@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { useDictation } from "../audio/dictation.ts";
+import { useServerEvents } from "../events.ts";
 import { SpeechReadiness, useSpeechReadiness } from "../model-offer.tsx";
 import { copyText, ErrorText, Screen, useResource } from "../ui.tsx";
 
@@ -16,13 +17,38 @@ function usePreference(key: string): [string, (value: string) => void] {
   ];
 }
 
+/** The languages the selected engine's active model speaks: the `language` setting's examples. */
+function useSpokenLanguages(): string[] {
+  const schema = useResource("/api/settings/schema");
+  useServerEvents(["settings.changed", "models.installed", "models.deleted"], () => void schema.reload());
+  return (schema.data?.items.find((item) => item.key === "language")?.schema.examples ?? []).map(String);
+}
+
+/**
+ * Why the language a dictation would ask for (this browser's choice, else the setting) is one the
+ * model cannot speak, before Record is pressed; undefined when it can, or when its list is unknown.
+ */
+function useLanguageProblem(chosen: string, spoken: readonly string[]): string | undefined {
+  const setting = useResource("/api/settings/{key}", { params: { key: "language" } });
+  useServerEvents(["settings.changed", "settings.deleted"], () => void setting.reload());
+  const stored = setting.data?.value;
+  const language = chosen || (typeof stored === "string" ? stored : "auto");
+  const primary = language.split(/[-_]/)[0]?.toLowerCase() ?? "";
+  if (primary === "auto" || spoken.length === 0 || spoken.includes(primary)) return undefined;
+  const name = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
+  let said = language;
+  try {
+    said = name.of(language) ?? language;
+  } catch {}
+  const where = chosen ? "below" : "below, or in Settings";
+  return `This model does not speak ${said}: choose another language ${where}, or a multilingual model in Models.`;
+}
+
 /**
  * The languages to offer: the `language` setting's examples in GET /api/settings/schema, named in
  * the reader's language, after "As in Settings" and "Detect".
  */
-function useLanguageChoices(): [string, string][] {
-  const schema = useResource("/api/settings/schema");
-  const codes = schema.data?.items.find((item) => item.key === "language")?.schema.examples ?? [];
+function useLanguageChoices(codes: readonly string[]): [string, string][] {
   const names = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
   const nameOf = (code: string) => {
     try {
@@ -103,7 +129,9 @@ export function DictateScreen() {
   const [language, setLanguage] = usePreference("language");
   const [dragging, setDragging] = useState(false);
   const readiness = useSpeechReadiness();
-  const languages = useLanguageChoices();
+  const spoken = useSpokenLanguages();
+  const languages = useLanguageChoices(spoken);
+  const languageProblem = useLanguageProblem(language, spoken);
   const dictation = useDictation({
     language,
     appContext,
@@ -130,7 +158,7 @@ export function DictateScreen() {
   // Over plain http from another device the browser gives no microphone: said before Record is pressed.
   const noMicrophone = !window.isSecureContext || !navigator.mediaDevices?.getUserMedia;
   // Nothing can transcribe yet: Record waits, with the reason beside it.
-  const startIfReady = () => (ready && !noMicrophone ? start() : Promise.resolve());
+  const startIfReady = () => (ready && !noMicrophone && !languageProblem ? start() : Promise.resolve());
   useHoldToTalk(startIfReady, stop);
   const onFile = (file: File | undefined) => {
     if (file) void transcribeFile(file);
@@ -138,7 +166,8 @@ export function DictateScreen() {
 
   const busy = phase === "sending" || phase === "starting";
   // The button stays focusable while busy (a disabled button drops the keyboard's focus).
-  const recordUnavailable = busy || (phase === "idle" && (!ready || noMicrophone));
+  const recordUnavailable =
+    busy || (phase === "idle" && (!ready || noMicrophone || languageProblem !== undefined));
   return (
     <Screen title="Dictate">
       <SpeechReadiness readiness={readiness} />
@@ -178,11 +207,13 @@ export function DictateScreen() {
         <p class="muted small" id="record-hint">
           {noMicrophone && phase === "idle"
             ? "This browser gives svc no microphone here: browsers allow it only on https or on svc's own machine (http://localhost). Open svc through an https proxy (docs/install.md, HTTPS on your LAN), or transcribe a recording file below."
-            : ready || phase !== "idle"
-              ? coarsePointer
-                ? "Tap to start and stop."
-                : "Click to start and stop, or hold Space to talk."
-              : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
+            : languageProblem && phase === "idle"
+              ? languageProblem
+              : ready || phase !== "idle"
+                ? coarsePointer
+                  ? "Tap to start and stop."
+                  : "Click to start and stop, or hold Space to talk."
+                : "Nothing can turn speech into text yet: install a speech model above, or choose another way to dictate."}
         </p>
         <div class="row record-status">
           <label class="grow">
