@@ -15,6 +15,7 @@ import { type Config, ConfigError, envSchema, loadConfig, whisperDeviceOf } from
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import type { EngineDefinition } from "./dictation/engines/definition.ts";
+import { GPU_PROBE_COMMAND } from "./dictation/engines/device-choice.ts";
 import { engines } from "./dictation/engines/registry.ts";
 import { engineStoresOf } from "./dictation/engines/stores.ts";
 import { createLiveDriver } from "./dictation/live/driver.ts";
@@ -377,6 +378,13 @@ export async function main(argv: string[], env: Env): Promise<number> {
     // Not for people: the voice-activity detector's own process (dictation/vad/silero.ts starts it).
     case SILERO_COMMAND:
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();
+    // Not for people: one engine's GPU devices, listed apart from the server (device-choice.ts).
+    case GPU_PROBE_COMMAND: {
+      const probe = (engines as Record<string, EngineDefinition | undefined>)[rest[0] ?? ""]?.probeDevices;
+      if (!probe || (rest[1] !== "vulkan" && rest[1] !== "cuda")) return 2;
+      process.stdout.write(`${JSON.stringify(probe(rest[1]))}\n`);
+      return 0;
+    }
     case "version":
       return printVersion(env);
     default:

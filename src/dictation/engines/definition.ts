@@ -1,5 +1,5 @@
 import type { SettingKey, SettingValue } from "../../settings/catalog.ts";
-import type { DeviceChoice } from "./device-choice.ts";
+import type { DeviceChoice, GpuApi } from "./device-choice.ts";
 import type { EngineId } from "./ids.ts";
 import type { ModelStore, ModelStoreSpec } from "./store/store.ts";
 import type { SpeechEngine } from "./types.ts";
@@ -114,6 +114,11 @@ export interface EngineDefinition {
   readonly library?: { readonly name: string; describe(device: DeviceChoice): string };
   /** What it runs on once loaded (whisper: its build and device); absent before the first load. */
   runtime?(): EngineRuntime | undefined;
+  /**
+   * Lists its devices for one GPU interface as JSON, in the probe process (`GPU_PROBE_COMMAND`), for
+   * an engine with GPU builds.
+   */
+  probeDevices?(api: GpuApi): unknown;
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */
   readonly workerEntries?: readonly string[];
 }

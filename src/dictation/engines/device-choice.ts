@@ -21,3 +21,10 @@ export function parseDeviceChoice(text: string): DeviceChoice | undefined {
 /** The choice as SVC_WHISPER_DEVICE spells it. */
 export const formatDeviceChoice = (choice: DeviceChoice): string =>
   "index" in choice && choice.index !== undefined ? `${choice.kind}:${choice.index}` : choice.kind;
+
+/**
+ * The hidden command main.ts answers by listing one engine's GPU devices (`__gpu-devices <engine>
+ * <api>`): `auto` looks in a short-lived process of its own, so a machine without a usable GPU never
+ * maps a GPU build, its driver loader or a driver into the server.
+ */
+export const GPU_PROBE_COMMAND = "__gpu-devices";

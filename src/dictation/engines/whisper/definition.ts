@@ -8,7 +8,7 @@ import { describeGpuDevice } from "./device.ts";
 import { createWhisperEngine, whisperLanes } from "./engine.ts";
 import { modelLanguages, validateWhisperModel } from "./ggml-model.ts";
 import { defaultModelBaseUrl, defaultModelId, type ModelPreset, modelPresets } from "./models/presets.ts";
-import { describeWhisperBuild, whisperPlacement } from "./placement.ts";
+import { describeWhisperBuild, probeGpuDevices, whisperPlacement } from "./placement.ts";
 
 function modelMissing(id: string): AppError {
   return new AppError(
@@ -102,6 +102,7 @@ export const whisperEngine: EngineDefinition = {
     },
   },
   library: { name: "whisper.cpp", describe: describeWhisperBuild },
+  probeDevices: probeGpuDevices,
   select(context, requested) {
     const { settings } = context;
     const models = storeOf(context);

@@ -1,7 +1,14 @@
 // Where whisper runs: a GPU build (CUDA for NVIDIA, Vulkan for every vendor) on the device
 // SVC_WHISPER_DEVICE comes to, else the CPU build for this processor (binding.ts). Decided once per
 // process: ggml reads its devices once.
-import { autoDevice, type DeviceChoice, formatDeviceChoice, type GpuApi } from "../device-choice.ts";
+import { fileURLToPath } from "node:url";
+import {
+  autoDevice,
+  type DeviceChoice,
+  formatDeviceChoice,
+  GPU_PROBE_COMMAND,
+  type GpuApi,
+} from "../device-choice.ts";
 import {
   buildsFor,
   externalBuild,
@@ -120,17 +127,53 @@ function devicesOf(api: GpuApi, addon: GpuAddon): GpuDevice[] {
     }));
 }
 
-function gpuFor(api: GpuApi, choice: DeviceChoice, modelBytes: number) {
+/** One GPU build's devices, or why there are none: what the probe process prints. */
+export function probeGpuDevices(api: GpuApi): { devices: GpuDevice[] } | { reason: string } {
   const addon = loadGpuAddon(api);
   if ("reason" in addon) return addon;
-  let devices: GpuDevice[];
   try {
-    devices = devicesOf(api, addon);
+    return { devices: devicesOf(api, addon) };
   } catch (error) {
     return { reason: error instanceof Error ? error.message : String(error) };
   }
-  const chosen = chooseGpuDevice(api, devices, choice, modelBytes);
-  return "reason" in chosen ? chosen : { addon, device: chosen.device };
+}
+
+/**
+ * `probeGpuDevices` in a short-lived process (main.ts's GPU_PROBE_COMMAND), so that a machine with
+ * no usable GPU never maps the GPU build, the Vulkan loader or a driver into the server. Once, at
+ * the first model load.
+ */
+function probeApart(api: GpuApi): { devices: GpuDevice[] } | { reason: string } {
+  const compiled = /\/\$bunfs\/|\/~BUN\//.test(import.meta.url);
+  const self = compiled
+    ? [process.execPath]
+    : [process.execPath, fileURLToPath(new URL("../../../main.ts", import.meta.url))];
+  const proc = Bun.spawnSync([...self, GPU_PROBE_COMMAND, "whisper", api], {
+    env: process.env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const last = proc.stdout.toString().trim().split("\n").at(-1) ?? "";
+  try {
+    return JSON.parse(last) as { devices: GpuDevice[] } | { reason: string };
+  } catch {
+    const said = proc.stderr.toString().trim().split("\n").at(-1) ?? "";
+    return {
+      reason: `listing its devices failed (exit ${proc.exitCode}${said ? `: ${said.slice(0, 200)}` : ""})`,
+    };
+  }
+}
+
+function gpuFor(api: GpuApi, choice: DeviceChoice, modelBytes: number) {
+  // `auto` looks apart and loads a GPU build here only for a device it will use; a forced interface
+  // is going to be used, so it looks here.
+  const listed = choice.kind === "auto" ? probeApart(api) : probeGpuDevices(api);
+  if ("reason" in listed) return listed;
+  const chosen = chooseGpuDevice(api, listed.devices, choice, modelBytes);
+  if ("reason" in chosen) return chosen;
+  const addon = loadGpuAddon(api);
+  return "reason" in addon ? addon : { addon, device: chosen.device };
 }
 
 /** Hands the device to ggml, before the first load. */

@@ -2,7 +2,7 @@
 // source, a synthetic model, real speech over HTTP. `npm install` (or `npm test`, after it installed
 // cmake, glslc, libvulkan-dev, spirv-headers and mesa-vulkan-drivers) makes the build.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunningServer, startBinary } from "../../../helpers/binary.ts";
@@ -98,6 +98,12 @@ describe("whisper on Vulkan (lavapipe)", () => {
       expect(server.lines.find((line) => line.msg === "whisper runs on the CPU")?.reason).toContain(
         "llvmpipe",
       );
+      // auto looked in a process of its own: the server mapped neither the GPU build nor the loader.
+      const maps = readFileSync(`/proc/${server.proc.pid}/maps`, "utf8");
+      expect({ build: maps.includes("vulkan.node"), loader: maps.includes("libvulkan") }).toEqual({
+        build: false,
+        loader: false,
+      });
     } finally {
       await server.stop();
     }
