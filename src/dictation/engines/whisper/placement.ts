@@ -80,7 +80,7 @@ export function describeWhisperBuild(choice: DeviceChoice = autoDevice): string 
 }
 
 /** Why a GPU build could not load, in words a person can act on, from the loader's message. */
-function loadFailure(api: GpuApi, error: unknown): string {
+export function loadFailure(api: GpuApi, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   if (
     /ENOENT|no such file|Cannot find module|has no whisper\.cpp build/i.test(message) &&
@@ -88,6 +88,9 @@ function loadFailure(api: GpuApi, error: unknown): string {
   ) {
     return `this svc has no ${apiName[api]} build of whisper.cpp`;
   }
+  const glibc = /GLIBC_([\d.]+)' not found/.exec(message)?.[1];
+  if (glibc)
+    return `the ${apiName[api]} build of whisper.cpp needs glibc ${glibc} or newer, which this system lacks`;
   if (/libvulkan\.so/.test(message)) return "the Vulkan loader (libvulkan.so.1) is not installed";
   if (/libcuda\.so/.test(message)) return "the NVIDIA driver (libcuda.so.1) is not installed";
   if (/libcu(blas|blasLt|dart)\.so/.test(message)) {

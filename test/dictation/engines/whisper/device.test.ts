@@ -5,6 +5,7 @@ import {
   describeGpuDevice,
   type GpuDevice,
 } from "../../../../src/dictation/engines/whisper/device.ts";
+import { loadFailure } from "../../../../src/dictation/engines/whisper/placement.ts";
 
 const GiB = 1024 ** 3;
 const vulkan = (index: number, name: string, type: GpuDevice["type"], memory: number): GpuDevice => ({
@@ -112,5 +113,32 @@ describe("chooseGpuDevice", () => {
       "Vulkan 0: llvmpipe (LLVM 15.0.6, 256 bits) (CPU-type device, 8.0 GiB)",
     );
     expect(describeGpuDevice(h200)).toBe("CUDA 0: NVIDIA H200 (discrete GPU, 140.0 GiB)");
+  });
+});
+
+describe("why a GPU build did not load, in words a person can act on", () => {
+  const said = (api: "vulkan" | "cuda", message: string) => loadFailure(api, new Error(message));
+  test("names the missing build, library or glibc", () => {
+    expect(said("cuda", "Cannot find module '/opt/svc/svc-cuda/cuda.node'")).toBe(
+      "this svc has no CUDA build of whisper.cpp",
+    );
+    expect(said("vulkan", "libvulkan.so.1: cannot open shared object file: No such file or directory")).toBe(
+      "the Vulkan loader (libvulkan.so.1) is not installed",
+    );
+    expect(said("cuda", "libcuda.so.1: cannot open shared object file")).toBe(
+      "the NVIDIA driver (libcuda.so.1) is not installed",
+    );
+    expect(said("cuda", "libcublasLt.so.12: cannot open shared object file")).toBe(
+      "the CUDA runtime libraries are missing (libcublasLt.so.12)",
+    );
+    expect(
+      said(
+        "vulkan",
+        "/lib/x86_64-linux-gnu/libc.so.6: version `GLIBC_2.34' not found (required by vulkan.node)",
+      ),
+    ).toBe("the Vulkan build of whisper.cpp needs glibc 2.34 or newer, which this system lacks");
+    expect(said("vulkan", "something else\nmore")).toBe(
+      "the Vulkan build of whisper.cpp could not be loaded (something else)",
+    );
   });
 });
