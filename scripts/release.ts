@@ -6,7 +6,9 @@
 //   SHA256SUMS
 //
 // Linux binaries embed whisper.cpp compiled in Debian 11 (glibc 2.31), so they run on Debian 11,
-// Ubuntu 20.04 and everything newer. Then each download is tried as a person would: the sums verify,
+// Ubuntu 20.04 and everything newer; the binary for the release machine's own platform also embeds
+// the Vulkan build, made in Debian 12 (it loads where glibc is 2.36 or newer, else svc says why and
+// stays on the CPU). Then each download is tried as a person would: the sums verify,
 // the x86-64 binary transcribes on a CPU without AVX (qemu) and on Debian 11's glibc, the arm64 one
 // under qemu, and the image from the archive answers a sphinx dictation.
 //
@@ -22,12 +24,14 @@ import { dictateWithWhisper } from "../test/helpers/binary.ts";
 import { ensureBaseImages } from "./base-images.ts";
 import { buildConsole } from "./build-console.ts";
 import { commitId, compileArgs, isPlatform, type Platform, platforms } from "./compile.ts";
-import { buildWhisperAddons } from "./whisper-addon.mjs";
+import { buildGpuAddons, buildWhisperAddons, hostPlatform } from "./whisper-addon.mjs";
 
 const repo = resolve(import.meta.dir, "..");
 const MIRROR = "http://deb.debian.org/debian";
 /** Debian 11: the oldest glibc (2.31) a release's whisper.cpp is built against (Ubuntu 20.04 has 2.31 too). */
 const OLD_DEBIAN = "bullseye";
+/** Debian 12: where the Vulkan build of whisper.cpp is made (see gpuDebianRoot). */
+const GPU_DEBIAN = "bookworm";
 
 function run(command: string[], options: { cwd?: string } = {}): string {
   const result = Bun.spawnSync(command, { cwd: options.cwd ?? repo, stdout: "pipe", stderr: "pipe" });
@@ -53,6 +57,22 @@ function oldDebianRoot(): string {
   console.log(`release: debootstrap ${OLD_DEBIAN} with its compilers (once per machine)`);
   const packages = "build-essential,g++-aarch64-linux-gnu,libc6-dev-arm64-cross";
   run(["debootstrap", "--variant=minbase", `--include=${packages}`, OLD_DEBIAN, root, MIRROR]);
+  return root;
+}
+
+/**
+ * A Debian 12 root with CMake, glslc and the Vulkan and SPIR-V headers, in which the Vulkan build is
+ * made: Debian 11's CMake (3.18) and Vulkan headers are too old for it. That build then needs glibc
+ * 2.36 (Debian 12, Ubuntu 22.10); on an older system it does not load and svc says so and runs
+ * whisper on the CPU builds, which need 2.31. Made once per machine with debootstrap.
+ */
+function gpuDebianRoot(): string {
+  const root = join(tmpdir(), `svc-release-${GPU_DEBIAN}`);
+  if (existsSync(join(root, "usr/bin/glslc"))) return root;
+  rmSync(root, { recursive: true, force: true });
+  console.log(`release: debootstrap ${GPU_DEBIAN} with CMake and the Vulkan headers (once per machine)`);
+  const packages = "build-essential,cmake,glslc,libvulkan-dev,spirv-headers";
+  run(["debootstrap", "--variant=minbase", `--include=${packages}`, GPU_DEBIAN, root, MIRROR]);
   return root;
 }
 
@@ -99,6 +119,14 @@ async function buildArchives(wanted: Platform[], out: string, work: string): Pro
   await withCheckoutIn(root, async () => {
     for (const platform of linux) await buildWhisperAddons({ platform, wrap: ["chroot", root] });
   });
+  // The Vulkan build for this machine's own platform (a GPU build is made only on its platform).
+  const host = linux.filter((platform) => platform === hostPlatform());
+  if (host.length > 0 && process.env.SVC_WHISPER_GPU !== "off") {
+    const gpuRoot = gpuDebianRoot();
+    await withCheckoutIn(gpuRoot, async () => {
+      for (const platform of host) await buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] });
+    });
+  }
   await buildConsole();
   const binaries = new Map<Platform, string>();
   for (const platform of wanted) {

@@ -8,3 +8,10 @@ export function buildWhisperAddons(options?: {
   wrap?: string[];
   log?: (line: string) => void;
 }): Promise<string>;
+export function buildGpuAddons(options?: {
+  platform?: string;
+  out?: string;
+  /** A command that prefixes every compiler call, e.g. ["chroot", "/path/to/debian-12"]. */
+  wrap?: string[];
+  log?: (line: string) => void;
+}): Promise<void>;

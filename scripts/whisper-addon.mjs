@@ -197,6 +197,21 @@ export async function buildWhisperAddons({
 }
 
 /**
+ * Only the GPU builds of `platform`, into `out/<platform>/`, made inside `wrap` (the release makes
+ * them in a Debian 12 root: its CMake and Vulkan headers are new enough, Debian 11's are not).
+ */
+export async function buildGpuAddons({
+  platform = hostPlatform(),
+  out = defaultOut,
+  wrap = [],
+  log = console.log,
+} = {}) {
+  const levels = variants[platform];
+  if (!levels) return;
+  await buildGpu({ platform, dir: path.join(out, platform), wrap, log, level: levels.at(-1) });
+}
+
+/**
  * The GPU builds (Vulkan; CUDA where a toolkit is installed), or one line each saying why there is
  * none: they never fail an install. SVC_WHISPER_GPU: `off` skips both, `vulkan` or `cuda` only that one.
  */
