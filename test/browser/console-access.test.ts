@@ -39,6 +39,7 @@ const dictateConsoleShown = (page: Page) =>
 
 describe("the console's login (Chromium)", () => {
   let admin: Page;
+  let spareKey = "";
 
   test("the start log's link logs in once; a second use fails", async () => {
     const link = startLink();
@@ -125,6 +126,7 @@ describe("the console's login (Chromium)", () => {
     await admin.getByRole("button", { name: "Make an admin key first" }).click();
     const spare = (await admin.getByTestId("revealed-key").textContent())?.trim() ?? "";
     expect(spare).toMatch(/^svck_/);
+    spareKey = spare;
     await admin.getByRole("button", { name: "Log out" }).click();
     await loginShown(admin);
     // The key shown is a way back in.
@@ -134,5 +136,41 @@ describe("the console's login (Chromium)", () => {
     await admin.reload();
     await loginShown(admin);
     expect((await fetch(`${suite.svc.url}/api/history`)).status).toBe(401);
+  }, 60_000);
+
+  test("revoking the admin key this browser uses first shows the way back, then logs out", async () => {
+    const page = await logInWithKey(spareKey);
+    await page.getByRole("link", { name: "Access" }).click();
+    const own = (
+      (await (
+        await fetch(`${suite.svc.url}/api/keys`, { headers: { authorization: `Bearer ${spareKey}` } })
+      ).json()) as { items: { name: string; lastUsedAt: string | null }[] }
+    ).items.filter((key) => key.name.startsWith("owner-"));
+    expect(own).toHaveLength(1);
+    const name = own[0]?.name ?? "";
+    const revoke = page.getByRole("button", { name: `Revoke ${name}`, exact: true });
+    await revoke.click();
+    await page.getByText("To come back you will need an admin key").waitFor({ timeout: 10_000 });
+    // Staying is one key away, and the key is still there.
+    await page.keyboard.press("Escape");
+    await page.getByText("To come back you will need an admin key").waitFor({ state: "detached" });
+    // Focus goes back to the Revoke button that asked.
+    await page.waitForFunction((id) => document.activeElement?.id === id, `revoke-own-${name}`, {
+      timeout: 5_000,
+    });
+    await revoke.click();
+    await page.getByRole("button", { name: "Make an admin key first" }).click();
+    const next = (await page.getByTestId("revealed-key").textContent())?.trim() ?? "";
+    expect(next).toMatch(/^svck_/);
+    await page.getByRole("button", { name: `Revoke ${name} and log out` }).click();
+    await loginShown(page);
+    // The revoked key is gone; the one just shown is the way back in.
+    expect(
+      (await fetch(`${suite.svc.url}/api/keys`, { headers: { authorization: `Bearer ${spareKey}` } })).status,
+    ).toBe(401);
+    expect(
+      (await fetch(`${suite.svc.url}/api/keys`, { headers: { authorization: `Bearer ${next}` } })).status,
+    ).toBe(200);
+    await page.context().close();
   }, 60_000);
 });

@@ -121,6 +121,15 @@ function Keys(props: { session: Session }) {
   const [made, setMade] = useState<{ name: string; key: string }>();
   const create = useAction();
   const revoke = useAction();
+  const [revokingOwn, setRevokingOwn] = useState(false);
+  const ownAdminKey = (key: { name: string; role: string }) =>
+    session.via === "session" && session.role === "admin" && key.name === session.keyName;
+  const revokeKey = async (name: string) => {
+    await api.delete("/api/keys/{name}", { params: { name } });
+    toast(`Revoked ${name}`, "success");
+    await keys.reload();
+    await refreshSession();
+  };
   const { reload } = keys;
   useEffect(() => {
     keyListeners.add(reload);
@@ -191,44 +200,118 @@ function Keys(props: { session: Session }) {
                   <td>{formatTime(key.createdAt)}</td>
                   <td>{key.lastUsedAt ? formatTime(key.lastUsedAt) : "never"}</td>
                   <td>
-                    <ConfirmButton
-                      label="Revoke"
-                      confirm={
-                        key.name === session?.keyName
-                          ? "This browser uses it: click again to revoke and log out"
-                          : "Click again to revoke"
-                      }
-                      subject={key.name}
-                      onConfirm={() => {
-                        const refocus = focusAfterRemoval(document.activeElement?.closest("tr"));
-                        void revoke.run(async () => {
-                          await api.delete("/api/keys/{name}", { params: { name: key.name } });
-                          toast(`Revoked ${key.name}`, "success");
-                          await keys.reload();
-                          refocus();
-                          await refreshSession();
-                        });
-                      }}
-                    />
+                    {ownAdminKey(key) ? (
+                      // Revoking the admin key this browser uses ends its session: the way back first.
+                      <button
+                        type="button"
+                        class="button"
+                        id={`revoke-own-${key.name}`}
+                        aria-label={`Revoke ${key.name}`}
+                        aria-expanded={revokingOwn}
+                        onClick={() => setRevokingOwn(true)}
+                      >
+                        Revoke
+                      </button>
+                    ) : (
+                      <ConfirmButton
+                        label="Revoke"
+                        confirm={
+                          key.name === session?.keyName
+                            ? "This browser uses it: click again to revoke and log out"
+                            : "Click again to revoke"
+                        }
+                        subject={key.name}
+                        onConfirm={() => {
+                          const refocus = focusAfterRemoval(document.activeElement?.closest("tr"));
+                          void revoke.run(async () => {
+                            await revokeKey(key.name);
+                            refocus();
+                          });
+                        }}
+                      />
+                    )}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+        {revokingOwn && session.keyName && (
+          <WayBack
+            leaveLabel={`Revoke ${session.keyName} and log out`}
+            busy={revoke.busy}
+            onLeave={() => void revoke.run(() => revokeKey(session.keyName ?? ""))}
+            onStay={() => {
+              setRevokingOwn(false);
+              setTimeout(() => document.getElementById(`revoke-own-${session.keyName}`)?.focus());
+            }}
+          />
+        )}
       </section>
     </>
+  );
+}
+
+/**
+ * The way back for an admin about to leave their credential behind (logging out, or revoking the key
+ * this browser uses): the start log's link logs in with a key nobody saw, so before the session ends
+ * they are told how to come back, and may make an admin key that is shown once.
+ */
+function WayBack(props: { leaveLabel: string; busy: boolean; onLeave(): void; onStay(): void }) {
+  const [spare, setSpare] = useState<{ name: string; key: string }>();
+  const makeSpare = useAction();
+  // The keyboard lands in the question (and Escape, Stay logged in, works from there).
+  const first = useRef<HTMLButtonElement>(null);
+  useEffect(() => first.current?.focus(), []);
+  return (
+    <div
+      class="notice stack"
+      role="alert"
+      // Escape is "Stay logged in".
+      onKeyDown={(event) => {
+        if (event.key === "Escape") props.onStay();
+      }}
+    >
+      <p>
+        To come back you will need an admin key. If you have none written down, make one now: it is shown
+        once. Without one, only <code>svc keys create --name NAME --role admin</code> on svc's machine lets
+        you in again.
+      </p>
+      {spare && <KeyReveal name={spare.name} secret={spare.key} onDone={() => setSpare(undefined)} />}
+      <div class="row">
+        <button
+          type="button"
+          class="button primary"
+          ref={first}
+          disabled={makeSpare.busy || spare !== undefined}
+          onClick={() =>
+            void makeSpare.run(async () => {
+              const name = `owner-${new Date().toISOString().slice(0, 10)}-${Math.floor(Math.random() * 1000)}`;
+              const made = await api.post("/api/keys", { body: { name, role: "admin" } });
+              setSpare({ name: made.name, key: made.key });
+              keysChanged();
+            })
+          }
+        >
+          Make an admin key first
+        </button>
+        <button type="button" class="button" disabled={props.busy} onClick={props.onLeave}>
+          {props.leaveLabel}
+        </button>
+        <button type="button" class="link" onClick={props.onStay}>
+          Stay logged in
+        </button>
+      </div>
+      <ErrorText error={makeSpare.error} />
+    </div>
   );
 }
 
 function ThisBrowser(props: { session: Session }) {
   const { session } = props;
   const logout = useAction();
-  // An admin logging out may hold no key they could type (the start log's link logs in with a key
-  // nobody saw): before the session ends, they are shown the way back, or given a key.
+  // An admin logging out may hold no key they could type: the way back first (WayBack).
   const [asking, setAsking] = useState(false);
-  const [spare, setSpare] = useState<{ name: string; key: string }>();
-  const makeSpare = useAction();
   const leave = () =>
     void logout.run(async () => {
       await api.post("/api/auth/logout");
@@ -262,47 +345,15 @@ function ThisBrowser(props: { session: Session }) {
         </div>
       )}
       {asking && (
-        <div
-          class="notice stack"
-          role="alert"
-          // Escape is "Stay logged in", back on the Log out button.
-          onKeyDown={(event) => {
-            if (event.key !== "Escape") return;
+        <WayBack
+          leaveLabel="Log out"
+          busy={logout.busy}
+          onLeave={leave}
+          onStay={() => {
             setAsking(false);
             setTimeout(() => document.getElementById("logout")?.focus());
           }}
-        >
-          <p>
-            To come back you will need an admin key. If you have none written down, make one now: it is shown
-            once. Without one, only <code>svc keys create --name NAME --role admin</code> on svc's machine
-            lets you in again.
-          </p>
-          {spare && <KeyReveal name={spare.name} secret={spare.key} onDone={() => setSpare(undefined)} />}
-          <div class="row">
-            <button
-              type="button"
-              class="button primary"
-              disabled={makeSpare.busy || spare !== undefined}
-              onClick={() =>
-                void makeSpare.run(async () => {
-                  const name = `owner-${new Date().toISOString().slice(0, 10)}-${Math.floor(Math.random() * 1000)}`;
-                  const made = await api.post("/api/keys", { body: { name, role: "admin" } });
-                  setSpare({ name: made.name, key: made.key });
-                  keysChanged();
-                })
-              }
-            >
-              Make an admin key first
-            </button>
-            <button type="button" class="button" disabled={logout.busy} onClick={leave}>
-              Log out
-            </button>
-            <button type="button" class="link" onClick={() => setAsking(false)}>
-              Stay logged in
-            </button>
-          </div>
-          <ErrorText error={makeSpare.error} />
-        </div>
+        />
       )}
       <ErrorText error={logout.error} />
     </section>
