@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError } from "../api.ts";
 import { useDictation } from "../audio/dictation.ts";
 import { useServerEvents } from "../events.ts";
+import { languageName } from "../language-names.ts";
 import { SpeechReadiness, useSpeechReadiness } from "../model-offer.tsx";
 import { copyText, ErrorText, Screen, useResource } from "../ui.tsx";
 
@@ -35,11 +36,7 @@ function useLanguageProblem(chosen: string, spoken: readonly string[]): string |
   const language = chosen || (typeof stored === "string" ? stored : "auto");
   const primary = language.split(/[-_]/)[0]?.toLowerCase() ?? "";
   if (primary === "auto" || spoken.length === 0 || spoken.includes(primary)) return undefined;
-  const name = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
-  let said = language;
-  try {
-    said = name.of(language) ?? language;
-  } catch {}
+  const said = languageName(language);
   const where = chosen ? "below" : "below, or in Settings";
   return `This model does not speak ${said}: choose another language ${where}, or a multilingual model in Models.`;
 }
@@ -49,18 +46,10 @@ function useLanguageProblem(chosen: string, spoken: readonly string[]): string |
  * the reader's language, after "As in Settings" and "Detect".
  */
 function useLanguageChoices(codes: readonly string[]): [string, string][] {
-  const names = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
-  const nameOf = (code: string) => {
-    try {
-      return names.of(code) ?? code;
-    } catch {
-      return code;
-    }
-  };
   const spoken = codes
     .map(String)
     .filter((code) => code !== "auto")
-    .map((code): [string, string] => [code, nameOf(code)])
+    .map((code): [string, string] => [code, languageName(code)])
     .sort(([, a], [, b]) => a.localeCompare(b));
   return [["", "As in Settings"], ["auto", "Detect"], ...spoken];
 }

@@ -2,9 +2,11 @@
 // schema files them under, each saved with one Save; kept current by settings.changed and
 // settings.deleted. Pick lists come from the server: engines from GET /api/engines, the chosen
 // engine's languages from its active model, whisper's models from GET /api/models.
+
 import { useCallback, useRef, useState } from "preact/hooks";
 import type { Answer } from "../api.ts";
 import { useServerEvents } from "../events.ts";
+import { languageName } from "../language-names.ts";
 import { SearchBox } from "../list-controls.tsx";
 import { useLeaveGuard } from "../router.ts";
 import type { Choice, SettingInfo } from "../setting-input.tsx";
@@ -46,17 +48,9 @@ const cleanupNames: Record<string, string> = {
 };
 
 function languageChoices(codes: readonly string[]): Choice[] {
-  const names = new Intl.DisplayNames(navigator.languages, { type: "language", fallback: "code" });
-  const nameOf = (code: string) => {
-    try {
-      return names.of(code) ?? code;
-    } catch {
-      return code;
-    }
-  };
   const spoken = codes
     .filter((code) => code !== "auto")
-    .map((code) => ({ value: code, label: `${nameOf(code)} (${code})` }))
+    .map((code) => ({ value: code, label: `${languageName(code)} (${code})` }))
     .sort((a, b) => a.label.localeCompare(b.label));
   return [{ value: "auto", label: "Detect the language" }, ...spoken];
 }
