@@ -294,7 +294,8 @@ export const settingsCatalog = {
     unit: "threads",
     schema: v.nullable(whole(1, 256)),
     default: null,
-    description: "CPU threads for the embedded whisper engine; null picks one per core (at most 4 when whisper runs on a GPU).",
+    description:
+      "CPU threads for the embedded whisper engine; null picks one per core (at most 4 when whisper runs on a GPU).",
     group: "engine",
   }),
   transcribe_queue_size: define({
