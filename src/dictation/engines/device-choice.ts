@@ -7,6 +7,9 @@ export type GpuApi = "vulkan" | "cuda";
 /** `auto` (a GPU when one can be used, else the CPU), `cpu`, or a GPU interface and maybe its device. */
 export type DeviceChoice = { kind: "auto" } | { kind: "cpu" } | { kind: GpuApi; index?: number };
 
+/** Each interface's name for people. */
+export const gpuApiName = { vulkan: "Vulkan", cuda: "CUDA" } as const satisfies Record<GpuApi, string>;
+
 export const autoDevice: DeviceChoice = { kind: "auto" };
 
 /** Reads `auto`, `cpu`, `vulkan`, `vulkan:N`, `cuda` or `cuda:N` (any case); undefined otherwise. */

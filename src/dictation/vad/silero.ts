@@ -1,19 +1,13 @@
 // Silero VAD v6 in a process of its own (silero-process.ts): the model loads and scores there, so
 // neither holds the server's event loop, and closing the model ends that process, which gives all
 // its memory back. This module is imported only when the detector is first needed.
-import { fileURLToPath } from "node:url";
 import type { Subprocess } from "bun";
+import { selfCommand } from "../../self-command.ts";
 import type { SileroReply, SileroRequest } from "./silero-process.ts";
 import type { FrameModel, FrameScorer } from "./types.ts";
 
 /** The hidden command main.ts answers by serving Silero (the same executable, or main.ts from source). */
 export const SILERO_COMMAND = "__silero-vad";
-
-function command(): string[] {
-  const compiled = /\/\$bunfs\/|\/~BUN\//.test(import.meta.url);
-  if (compiled) return [process.execPath, SILERO_COMMAND];
-  return [process.execPath, fileURLToPath(new URL("../../main.ts", import.meta.url)), SILERO_COMMAND];
-}
 
 /** Starts the process and loads the model in it; rejects when the model cannot run here. */
 export async function loadSilero(): Promise<FrameModel> {
@@ -29,7 +23,7 @@ export async function loadSilero(): Promise<FrameModel> {
     waiting.clear();
     settle?.reject(failure);
   };
-  const child: Subprocess = Bun.spawn(command(), {
+  const child: Subprocess = Bun.spawn(selfCommand(SILERO_COMMAND), {
     stdio: ["ignore", "ignore", "inherit"],
     serialization: "advanced",
     ipc(reply: SileroReply) {

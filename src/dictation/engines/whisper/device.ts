@@ -1,6 +1,6 @@
 // Where whisper runs: the GPU device SVC_WHISPER_DEVICE comes to on this machine. Pure: the GPU
 // builds' device lists go in, a device or the reason for none comes out.
-import type { DeviceChoice, GpuApi } from "../device-choice.ts";
+import { type DeviceChoice, type GpuApi, gpuApiName } from "../device-choice.ts";
 
 /** One GPU device as a GPU build reports it (native/gpu-devices.cc). */
 export interface GpuDevice {
@@ -13,13 +13,11 @@ export interface GpuDevice {
   memory: number;
 }
 
-const apiName = { vulkan: "Vulkan", cuda: "CUDA" } as const;
-
 const gib = (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
 
 /** "Vulkan 0: NVIDIA GeForce RTX 3060 (discrete GPU, 12.0 GiB)", for the log and `svc version`. */
 export const describeGpuDevice = (device: GpuDevice): string =>
-  `${apiName[device.api]} ${device.index}: ${device.name} (${device.type === "cpu" ? "CPU-type device" : `${device.type} GPU`}, ${gib(device.memory)})`;
+  `${gpuApiName[device.api]} ${device.index}: ${device.name} (${device.type === "cpu" ? "CPU-type device" : `${device.type} GPU`}, ${gib(device.memory)})`;
 
 const isGpu = (device: GpuDevice) => device.type === "discrete" || device.type === "integrated";
 
@@ -41,17 +39,17 @@ export function chooseGpuDevice(
     const device = devices.find((candidate) => candidate.index === index);
     if (device) return { device };
     return {
-      reason: `there is no ${apiName[api]} device ${index}: ${devices.length} listed (${listed || "none"})`,
+      reason: `there is no ${gpuApiName[api]} device ${index}: ${devices.length} listed (${listed || "none"})`,
     };
   }
   const gpu = devices.find((device) => device.type === "discrete") ?? devices.find(isGpu);
   if (choice.kind === api) {
     const device = gpu ?? devices[0];
-    return device ? { device } : { reason: `no ${apiName[api]} device is listed` };
+    return device ? { device } : { reason: `no ${gpuApiName[api]} device is listed` };
   }
   if (!gpu) {
     return {
-      reason: `no discrete or integrated GPU among the ${apiName[api]} devices (${listed || "none"})`,
+      reason: `no discrete or integrated GPU among the ${gpuApiName[api]} devices (${listed || "none"})`,
     };
   }
   // The weights and about a fifth more for the work buffers; a tighter fit fails at load.
