@@ -321,13 +321,14 @@ async function runOffline(command: OfflineCommand, env: Env, args: string[]): Pr
   }
 }
 
-function printVersion(env: Env): number {
+async function printVersion(env: Env): Promise<number> {
   const device = whisperDeviceOf(env);
   process.stdout.write(
     `svc ${version} (commit ${commit}, bun ${Bun.version}, sqlite ${sqliteLibraryVersion()})\n`,
   );
   for (const engine of Object.values(engines) as EngineDefinition[])
-    if (engine.library) process.stdout.write(`${engine.library.name}: ${engine.library.describe(device)}\n`);
+    if (engine.library)
+      process.stdout.write(`${engine.library.name}: ${await engine.library.describe(device)}\n`);
   return 0;
 }
 

@@ -111,7 +111,7 @@ export interface EngineDefinition {
    * Its native library, for `svc version`: a name and one line on the build (and device, for
    * `device`) this machine gets.
    */
-  readonly library?: { readonly name: string; describe(device: DeviceChoice): string };
+  readonly library?: { readonly name: string; describe(device: DeviceChoice): Promise<string> };
   /** What it runs on once loaded (whisper: its build and device); absent before the first load. */
   runtime?(): EngineRuntime | undefined;
   /**

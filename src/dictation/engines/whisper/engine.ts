@@ -171,7 +171,10 @@ export const whisperLanes = (onGpu: boolean): number => (onGpu ? 2 : 1);
  * native run (see `runNative`) before the next queued call starts.
  */
 export async function createWhisperEngine(options: WhisperEngineOptions): Promise<WhisperEngine> {
-  const { addon, placement } = placeWhisper(options.device ?? autoDevice, statSync(options.modelPath).size);
+  const { addon, placement } = await placeWhisper(
+    options.device ?? autoDevice,
+    statSync(options.modelPath).size,
+  );
   const onGpu = placement.device !== undefined;
   const cores = availableParallelism();
   const settings: DecodeSettings = {

@@ -1,13 +1,14 @@
 // Where whisper runs: a GPU build (CUDA for NVIDIA, Vulkan for every vendor) on the device
 // SVC_WHISPER_DEVICE comes to, else the CPU build for this processor (binding.ts). Decided once per
 // process: ggml reads its devices once.
-import { fileURLToPath } from "node:url";
+import { selfCommand } from "../../../self-command.ts";
 import {
   autoDevice,
   type DeviceChoice,
   formatDeviceChoice,
   GPU_PROBE_COMMAND,
   type GpuApi,
+  gpuApiName,
 } from "../device-choice.ts";
 import {
   buildsFor,
@@ -52,12 +53,17 @@ export interface WhisperPlacement {
   fallback?: string;
 }
 
-const apiName = { vulkan: "Vulkan", cuda: "CUDA" } as const;
 // CUDA first: on an NVIDIA card it is the faster of the two.
 const gpuApis: readonly GpuApi[] = ["cuda", "vulkan"];
 
+type Placed = { addon: WhisperAddon; placement: WhisperPlacement };
+type Listed = { devices: GpuDevice[] } | { reason: string };
+
 const gpuAddons = new Map<GpuApi, GpuAddon | { reason: string }>();
-let placed: { addon: WhisperAddon; placement: WhisperPlacement } | undefined;
+let placing: Promise<Placed> | undefined;
+let placed: Placed | undefined;
+
+const isGgmlGpu = (device: GgmlDevice) => device.type === "gpu" || device.type === "igpu";
 
 /** Where whisper runs (after the first load), for the log, `/api/engines` and `svc version`. */
 export function whisperPlacement(): WhisperPlacement | undefined {
@@ -65,10 +71,10 @@ export function whisperPlacement(): WhisperPlacement | undefined {
 }
 
 /** One line for `svc version`: the build and device `choice` comes to here, or why there is none. */
-export function describeWhisperBuild(choice: DeviceChoice = autoDevice): string {
+export async function describeWhisperBuild(choice: DeviceChoice = autoDevice): Promise<string> {
   let placement: WhisperPlacement;
   try {
-    placement = placeWhisper(choice).placement;
+    placement = (await placeWhisper(choice)).placement;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
@@ -86,17 +92,17 @@ export function loadFailure(api: GpuApi, error: unknown): string {
     /ENOENT|no such file|Cannot find module|has no whisper\.cpp build/i.test(message) &&
     /\.node/.test(message)
   ) {
-    return `this svc has no ${apiName[api]} build of whisper.cpp`;
+    return `this svc has no ${gpuApiName[api]} build of whisper.cpp`;
   }
   const glibc = /GLIBC_([\d.]+)' not found/.exec(message)?.[1];
   if (glibc)
-    return `the ${apiName[api]} build of whisper.cpp needs glibc ${glibc} or newer, which this system lacks`;
+    return `the ${gpuApiName[api]} build of whisper.cpp needs glibc ${glibc} or newer, which this system lacks`;
   if (/libvulkan\.so/.test(message)) return "the Vulkan loader (libvulkan.so.1) is not installed";
   if (/libcuda\.so/.test(message)) return "the NVIDIA driver (libcuda.so.1) is not installed";
   if (/libcu(blas|blasLt|dart)\.so/.test(message)) {
     return `the CUDA runtime libraries are missing (${/libcu\w+\.so[.\d]*/.exec(message)?.[0]})`;
   }
-  return `the ${apiName[api]} build of whisper.cpp could not be loaded (${message.split("\n")[0]})`;
+  return `the ${gpuApiName[api]} build of whisper.cpp could not be loaded (${message.split("\n")[0]})`;
 }
 
 /** A GPU build (`vulkan.node` beside the CPU levels; `cuda.node`, a separate download), or why not. */
@@ -120,7 +126,7 @@ function devicesOf(api: GpuApi, addon: GpuAddon): GpuDevice[] {
   }
   return addon
     .ggmlDevices()
-    .filter((device) => device.type === "gpu" || device.type === "igpu")
+    .filter(isGgmlGpu)
     .map((device, index) => ({
       api,
       index,
@@ -131,7 +137,7 @@ function devicesOf(api: GpuApi, addon: GpuAddon): GpuDevice[] {
 }
 
 /** One GPU build's devices, or why there are none: what the probe process prints. */
-export function probeGpuDevices(api: GpuApi): { devices: GpuDevice[] } | { reason: string } {
+export function probeGpuDevices(api: GpuApi): Listed {
   const addon = loadGpuAddon(api);
   if ("reason" in addon) return addon;
   try {
@@ -144,34 +150,32 @@ export function probeGpuDevices(api: GpuApi): { devices: GpuDevice[] } | { reaso
 /**
  * `probeGpuDevices` in a short-lived process (main.ts's GPU_PROBE_COMMAND), so that a machine with
  * no usable GPU never maps the GPU build, the Vulkan loader or a driver into the server. Once, at
- * the first model load.
+ * the first model load, without holding the event loop (a probe takes a quarter of a second or more).
  */
-function probeApart(api: GpuApi): { devices: GpuDevice[] } | { reason: string } {
-  const compiled = /\/\$bunfs\/|\/~BUN\//.test(import.meta.url);
-  const self = compiled
-    ? [process.execPath]
-    : [process.execPath, fileURLToPath(new URL("../../../main.ts", import.meta.url))];
-  const proc = Bun.spawnSync([...self, GPU_PROBE_COMMAND, "whisper", api], {
+async function probeApart(api: GpuApi): Promise<Listed> {
+  const proc = Bun.spawn(selfCommand(GPU_PROBE_COMMAND, "whisper", api), {
     env: process.env,
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
-  const last = proc.stdout.toString().trim().split("\n").at(-1) ?? "";
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   try {
-    return JSON.parse(last) as { devices: GpuDevice[] } | { reason: string };
+    return JSON.parse(out.trim().split("\n").at(-1) ?? "") as Listed;
   } catch {
-    const said = proc.stderr.toString().trim().split("\n").at(-1) ?? "";
-    return {
-      reason: `listing its devices failed (exit ${proc.exitCode}${said ? `: ${said.slice(0, 200)}` : ""})`,
-    };
+    const said = err.trim().split("\n").at(-1) ?? "";
+    return { reason: `listing its devices failed (exit ${code}${said ? `: ${said.slice(0, 200)}` : ""})` };
   }
 }
 
-function gpuFor(api: GpuApi, choice: DeviceChoice, modelBytes: number) {
+async function gpuFor(api: GpuApi, choice: DeviceChoice, modelBytes: number) {
   // `auto` looks apart and loads a GPU build here only for a device it will use; a forced interface
   // is going to be used, so it looks here.
-  const listed = choice.kind === "auto" ? probeApart(api) : probeGpuDevices(api);
+  const listed = choice.kind === "auto" ? await probeApart(api) : probeGpuDevices(api);
   if ("reason" in listed) return listed;
   const chosen = chooseGpuDevice(api, listed.devices, choice, modelBytes);
   if ("reason" in chosen) return chosen;
@@ -191,50 +195,55 @@ function use(addon: GpuAddon, device: GpuDevice): void {
 }
 
 /**
- * Where whisper runs, decided once per process (ggml reads its devices once): a GPU build on the
- * device `choice` comes to, else the CPU build. A forced `vulkan` or `cuda` that cannot be had throws
- * `engine_unavailable` with the reason; `auto` tries CUDA, then Vulkan, then falls back to the CPU
- * and says why in `fallback`.
+ * Where whisper runs, decided once per process (ggml reads its devices once; loads that ask at the
+ * same time share one decision): a GPU build on the device `choice` comes to, else the CPU build. A
+ * forced `vulkan` or `cuda` that cannot be had rejects with `engine_unavailable` and the reason (and
+ * the next load asks again); `auto` tries CUDA, then Vulkan, then falls back to the CPU and says why
+ * in `fallback`.
  */
-export function placeWhisper(
-  choice: DeviceChoice,
-  modelBytes = 0,
-): { addon: WhisperAddon; placement: WhisperPlacement } {
-  if (placed) return placed;
-  if (choice.kind === "cpu") {
-    placed = { addon: loadWhisperAddon(), placement: { build: pick() } };
-    return placed;
-  }
-  const cpu = pick();
+export function placeWhisper(choice: DeviceChoice, modelBytes = 0): Promise<Placed> {
+  placing ??= place(choice, modelBytes).then(
+    (done) => {
+      placed = done;
+      return done;
+    },
+    (error) => {
+      placing = undefined;
+      throw error;
+    },
+  );
+  return placing;
+}
+
+async function place(choice: DeviceChoice, modelBytes: number): Promise<Placed> {
+  if (choice.kind === "cpu") return { addon: loadWhisperAddon(), placement: { build: pick() } };
   const reasons: string[] = [];
   for (const api of choice.kind === "auto" ? gpuApis : [choice.kind]) {
-    const gpu = gpuFor(api, choice, modelBytes);
+    const gpu = await gpuFor(api, choice, modelBytes);
     if ("reason" in gpu) {
-      reasons.push(choice.kind === "auto" ? `${apiName[api]}: ${gpu.reason}` : gpu.reason);
+      reasons.push(choice.kind === "auto" ? `${gpuApiName[api]}: ${gpu.reason}` : gpu.reason);
       continue;
     }
     use(gpu.addon, gpu.device);
     const build = {
       name: api,
-      label: `${apiName[api]}, CPU part ${buildsFor(runtimePlatform).at(-1)?.name}`,
+      label: `${gpuApiName[api]}, CPU part ${buildsFor(runtimePlatform).at(-1)?.name}`,
       needs: [],
     };
-    placed = { addon: gpu.addon, placement: { build, device: gpu.device } };
-    return placed;
+    return { addon: gpu.addon, placement: { build, device: gpu.device } };
   }
   if (choice.kind !== "auto") {
     throw unavailable(
       new Error(
-        `${apiName[choice.kind]} (SVC_WHISPER_DEVICE=${formatDeviceChoice(choice)}) cannot be used: ${reasons.join("; ")}`,
+        `${gpuApiName[choice.kind]} (SVC_WHISPER_DEVICE=${formatDeviceChoice(choice)}) cannot be used: ${reasons.join("; ")}`,
       ),
     );
   }
-  placed = { addon: loadWhisperAddon(), placement: { build: cpu, fallback: reasons.join("; ") } };
-  return placed;
+  return { addon: loadWhisperAddon(), placement: { build: pick(), fallback: reasons.join("; ") } };
 }
 
 /** The GPU ggml runs on after a load through a GPU build, if it runs on one. */
 export function ggmlGpu(addon: WhisperAddon): GgmlDevice | undefined {
   if (!("ggmlDevices" in addon)) return undefined;
-  return (addon as GpuAddon).ggmlDevices().find((device) => device.type === "gpu" || device.type === "igpu");
+  return (addon as GpuAddon).ggmlDevices().find(isGgmlGpu);
 }

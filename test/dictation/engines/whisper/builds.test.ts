@@ -59,7 +59,7 @@ describe.skipIf(process.platform !== "linux" || process.arch !== "x64")("this ma
     (/^flags\s*:(.*)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "").trim().split(/\s+/),
   );
 
-  test("the processor probe agrees with the kernel's flags, and the best build it allows is loaded", () => {
+  test("the processor probe agrees with the kernel's flags, and the best build it allows is loaded", async () => {
     const probe = require(join(import.meta.dir, "../../../../build/whisper/linux-x64/cpu-features.node")) as {
       features(): string[];
     };
@@ -67,6 +67,6 @@ describe.skipIf(process.platform !== "linux" || process.arch !== "x64")("this ma
     expect(features).toContain("sse4_2");
     for (const feature of features) expect(cpuinfo.has(cpuinfoName[feature] ?? feature)).toBe(true);
     const expected = chooseBuild(buildsFor("linux-x64"), new Set(features));
-    expect(describeWhisperBuild()).toStartWith(`${expected?.name} (${expected?.label})`);
+    expect(await describeWhisperBuild()).toStartWith(`${expected?.name} (${expected?.label})`);
   });
 });
