@@ -20,7 +20,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildGpuAddon, cudaCompiler } from "./whisper-gpu.mjs";
+import { apiName, buildGpuAddon, cudaCompiler } from "./whisper-gpu.mjs";
 
 const require = createRequire(import.meta.url);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -218,7 +218,7 @@ export async function buildGpuAddons({
 async function buildGpu({ platform, dir, wrap, log, level }) {
   const wanted = process.env.SVC_WHISPER_GPU ?? "";
   for (const api of ["vulkan", "cuda"]) {
-    const name = api === "cuda" ? "CUDA" : "Vulkan";
+    const name = apiName[api];
     const skip = (reason) => log(`svc: no ${name} build of whisper.cpp: ${reason}.`);
     if (wanted === "off" || (wanted !== "" && wanted !== api)) {
       skip(`SVC_WHISPER_GPU=${wanted}`);

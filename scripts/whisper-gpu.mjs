@@ -152,7 +152,11 @@ function gpuKey({ api, platform, cc, cxx, level, wrap }) {
   return hash.digest("hex").slice(0, 16);
 }
 
-const apiName = { vulkan: "Vulkan", cuda: "CUDA" };
+/**
+ * Each GPU interface's name for people (src/dictation/engines/device-choice.ts has the same: this
+ * file stays plain JavaScript, which npm's postinstall runs with node).
+ */
+export const apiName = { vulkan: "Vulkan", cuda: "CUDA" };
 
 /**
  * Where the CUDA toolkit's libraries are, from nvcc's real place (NVIDIA's layout, or Debian's).
