@@ -11,8 +11,10 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { encodeWav } from "../../src/dictation/audio/index.ts";
-import { parseDeviceChoice } from "../../src/dictation/engines/device-choice.ts";
+import { GPU_PROBE_COMMAND, parseDeviceChoice } from "../../src/dictation/engines/device-choice.ts";
+import type { GpuDevice } from "../../src/dictation/engines/whisper/device.ts";
 import { createWhisperEngine } from "../../src/dictation/engines/whisper/engine.ts";
+import { selfCommand } from "../../src/self-command.ts";
 import { type SyntheticPreset, syntheticModel } from "../../test/helpers/synthetic-model.ts";
 import { hostPlatform } from "../whisper-addon.mjs";
 import { speech } from "./transcribe.ts";
@@ -68,17 +70,13 @@ function inChild(choice: string, model: string, env: Record<string, string> = {}
   return JSON.parse(last) as Measured;
 }
 
-/** Every Vulkan device the GPU build's loader lists, from a child (the addon lists them once loaded). */
-function vulkanDevices(): { index: number; name: string; type: string }[] {
-  const file = join(root, "build/whisper", hostPlatform(), "vulkan.node");
-  if (!existsSync(file)) return [];
-  const proc = spawnSync(
-    process.execPath,
-    ["-e", `console.log(JSON.stringify(require(${JSON.stringify(file)}).vulkanDevices()))`],
-    { encoding: "utf8" },
-  );
+/** Every Vulkan device the GPU build's loader lists, as svc's own probe process answers. */
+function vulkanDevices(): GpuDevice[] {
+  const [command = "", ...args] = selfCommand(GPU_PROBE_COMMAND, "whisper", "vulkan");
+  const proc = spawnSync(command, args, { encoding: "utf8" });
   try {
-    return JSON.parse(proc.stdout.trim());
+    const listed = JSON.parse(proc.stdout.trim().split("\n").at(-1) ?? "") as { devices?: GpuDevice[] };
+    return listed.devices ?? [];
   } catch {
     return [];
   }
