@@ -47,34 +47,43 @@ export const archiveName = (platform: Platform) =>
   `svc-${pkg.version}-${platform}${platform.startsWith("windows") ? ".zip" : ".tar.gz"}`;
 
 /**
- * A Debian 11 root with its compilers (and the arm64 cross compiler), in which whisper.cpp is built
- * so the binaries need no newer glibc than 2.31. Made once per machine with debootstrap.
+ * A Debian `suite` root with `packages`, made once per machine with debootstrap; `marker`, a file one
+ * of the packages installs, says a root is complete.
  */
-function oldDebianRoot(): string {
-  const root = join(tmpdir(), `svc-release-${OLD_DEBIAN}`);
-  if (existsSync(join(root, "usr/bin/aarch64-linux-gnu-g++"))) return root;
+function debianRoot(suite: string, packages: string[], marker: string, what: string): string {
+  const root = join(tmpdir(), `svc-release-${suite}`);
+  if (existsSync(join(root, marker))) return root;
   rmSync(root, { recursive: true, force: true });
-  console.log(`release: debootstrap ${OLD_DEBIAN} with its compilers (once per machine)`);
-  const packages = "build-essential,g++-aarch64-linux-gnu,libc6-dev-arm64-cross";
-  run(["debootstrap", "--variant=minbase", `--include=${packages}`, OLD_DEBIAN, root, MIRROR]);
+  console.log(`release: debootstrap ${suite} with ${what} (once per machine)`);
+  run(["debootstrap", "--variant=minbase", `--include=${packages.join(",")}`, suite, root, MIRROR]);
   return root;
 }
+
+/**
+ * A Debian 11 root with its compilers (and the arm64 cross compiler), in which whisper.cpp is built
+ * so the binaries need no newer glibc than 2.31.
+ */
+const oldDebianRoot = () =>
+  debianRoot(
+    OLD_DEBIAN,
+    ["build-essential", "g++-aarch64-linux-gnu", "libc6-dev-arm64-cross"],
+    "usr/bin/aarch64-linux-gnu-g++",
+    "its compilers",
+  );
 
 /**
  * A Debian 12 root with CMake, glslc and the Vulkan and SPIR-V headers, in which the Vulkan build is
  * made: Debian 11's CMake (3.18) and Vulkan headers are too old for it. That build then needs glibc
  * 2.36 (Debian 12, Ubuntu 22.10); on an older system it does not load and svc says so and runs
- * whisper on the CPU builds, which need 2.31. Made once per machine with debootstrap.
+ * whisper on the CPU builds, which need 2.31.
  */
-function gpuDebianRoot(): string {
-  const root = join(tmpdir(), `svc-release-${GPU_DEBIAN}`);
-  if (existsSync(join(root, "usr/bin/glslc"))) return root;
-  rmSync(root, { recursive: true, force: true });
-  console.log(`release: debootstrap ${GPU_DEBIAN} with CMake and the Vulkan headers (once per machine)`);
-  const packages = "build-essential,cmake,glslc,libvulkan-dev,spirv-headers";
-  run(["debootstrap", "--variant=minbase", `--include=${packages}`, GPU_DEBIAN, root, MIRROR]);
-  return root;
-}
+const gpuDebianRoot = () =>
+  debianRoot(
+    GPU_DEBIAN,
+    ["build-essential", "cmake", "glslc", "libvulkan-dev", "spirv-headers"],
+    "usr/bin/glslc",
+    "CMake and the Vulkan headers",
+  );
 
 /** Runs `work` with the checkout visible at the same path inside `root` (and /proc mounted). */
 async function withCheckoutIn<T>(root: string, work: () => Promise<T>): Promise<T> {
