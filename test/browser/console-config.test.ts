@@ -251,25 +251,37 @@ describe("the Settings screen (compiled binary)", () => {
     await finish(opened, undefined, [400]);
   }, 60_000);
 
-  test("Keep alive takes a duration as typed: 10m, or a number of seconds", async () => {
+  test("Keep alive takes 10m or seconds; typing during a Save keeps the new draft", async () => {
     const opened = await open("/settings");
     const { page } = opened;
     const keepAlive = page.getByLabel("Keep alive", { exact: true });
     await keepAlive.waitFor();
     expect(await keepAlive.inputValue()).toBe("5m");
+    // The PATCH is held until the field has been typed into again: what is typed while Save runs
+    // stays a draft of its own instead of being dropped when the Save finishes.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/api/settings", async (route) => {
+      if (route.request().method() === "PATCH") await held;
+      await route.continue();
+    });
     await keepAlive.fill("10m");
     await keepAlive.press("Enter");
+    const save = field(page, "keep_alive").getByRole("button", { name: "Save" });
+    await save.and(page.locator(":disabled")).waitFor();
+    await keepAlive.fill("300");
+    release();
     await until(
       () => setting("keep_alive"),
       (view) => view.value === "10m",
     );
-    // The field has taken the saved value back (its Save is idle again) before the next edit.
-    await field(page, "keep_alive")
-      .getByRole("button", { name: "Save" })
-      .and(page.locator(":disabled"))
-      .waitFor();
-    expect(await keepAlive.inputValue()).toBe("10m");
-    await keepAlive.fill("300");
+    await page.locator(".toast", { hasText: "Saved “Keep alive”." }).waitFor();
+    await page.unrouteAll();
+    expect(await keepAlive.inputValue()).toBe("300");
+    await field(page, "keep_alive").getByRole("status").filter({ hasText: "1 unsaved change" }).waitFor();
+    await save.and(page.locator(":enabled")).waitFor();
     await keepAlive.press("Enter");
     await until(
       () => setting("keep_alive"),

@@ -95,6 +95,8 @@ export interface GroupProps {
   values: Record<string, unknown>;
   edits: Record<string, Edit | undefined>;
   edit: (key: string, edit: Edit | undefined) => void;
+  /** Drops a saved draft, unless the field was edited again while Save ran. */
+  settle: (key: string, saved: Edit) => void;
   picksOf: (info: SettingInfo) => Picks | undefined;
   /** The setting whose change can put this one off its pick list (language: the engine). */
   dependsOn: (key: string) => string | undefined;
@@ -116,6 +118,10 @@ export function SettingsGroup(props: GroupProps) {
   };
   const save = async () => {
     const request = plan(props, changed);
+    const sent = changed.flatMap((info) => {
+      const edit = props.edits[info.key];
+      return edit ? [[info.key, edit] as const] : [];
+    });
     setProblems(request.problems);
     setError(undefined);
     if (Object.keys(request.problems).length > 0) return;
@@ -125,7 +131,7 @@ export function SettingsGroup(props: GroupProps) {
         body: { values: request.values, reset: request.reset },
       });
       await props.reload();
-      for (const info of changed) props.edit(info.key, undefined);
+      for (const [key, edit] of sent) props.settle(key, edit);
       const saved = `Saved ${changed.map((info) => `“${info.label}”`).join(", ")}.`;
       const labelOf = (key: string) => props.items.find((info) => info.key === key)?.label ?? key;
       const warning = clearedWarning(saved, answer.cleared, labelOf);

@@ -115,6 +115,12 @@ export function SettingsScreen() {
     (key: string, next: Edit | undefined) => setEdits((old) => ({ ...old, [key]: next })),
     [],
   );
+  // A field typed into again while its Save ran keeps the newer draft.
+  const settle = useCallback(
+    (key: string, saved: Edit) =>
+      setEdits((old) => (old[key] === saved ? { ...old, [key]: undefined } : old)),
+    [],
+  );
   const modelEngine = schema.data?.items.find((item) => item.key === "stt_model")?.group;
   const picksOf = usePicks(edits, values.data, modelEngine);
   const sections = grouped(schema.data, search.trim());
@@ -167,6 +173,7 @@ export function SettingsScreen() {
               values={values.data ?? {}}
               edits={edits}
               edit={edit}
+              settle={settle}
               picksOf={picksOf}
               dependsOn={dependsOn}
               reload={values.reload}
