@@ -40,4 +40,14 @@ describe("the database's files", () => {
     expect(mode(folder)).toBe(0o755);
     db.close();
   });
+
+  test("put straight into a shared sticky folder (/tmp as root) leave that folder's mode alone", () => {
+    const shared = join(work, "tmp");
+    mkdirSync(shared);
+    chmodSync(shared, 0o1777);
+    const db = openDatabase(join(shared, "svc.db"), { migrations });
+    expect(statSync(shared).mode & 0o7777).toBe(0o1777);
+    expect(mode(join(shared, "svc.db"))).toBe(0o600);
+    db.close();
+  });
 });
