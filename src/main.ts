@@ -15,7 +15,7 @@ import { type Config, ConfigError, envSchema, loadConfig, whisperDeviceOf } from
 import { sqliteLibraryVersion, sqliteVersion } from "./db/database.ts";
 import { lockDatabase, type ServerLock } from "./db/server-lock.ts";
 import type { EngineDefinition } from "./dictation/engines/definition.ts";
-import { GPU_PROBE_COMMAND } from "./dictation/engines/device-choice.ts";
+import { GPU_ENGINE_COMMAND, GPU_PROBE_COMMAND } from "./dictation/engines/device-choice.ts";
 import { engines } from "./dictation/engines/registry.ts";
 import { engineStoresOf } from "./dictation/engines/stores.ts";
 import { createLiveDriver } from "./dictation/live/driver.ts";
@@ -385,6 +385,11 @@ export async function main(argv: string[], env: Env): Promise<number> {
       if (!probe || (rest[1] !== "vulkan" && rest[1] !== "cuda")) return 2;
       process.stdout.write(`${JSON.stringify(probe(rest[1]))}\n`);
       return 0;
+    }
+    // Not for people: one engine on a GPU, in a process of its own (device-choice.ts).
+    case GPU_ENGINE_COMMAND: {
+      const serve = (engines as Record<string, EngineDefinition | undefined>)[rest[0] ?? ""]?.serveGpu;
+      return serve ? serve() : 2;
     }
     case "version":
       return printVersion(env);

@@ -127,10 +127,19 @@ export function createEngineProvider(deps: EngineProviderDeps): EngineProvider {
     });
     const entry = { key, engine };
     loaded.set(id, entry);
-    // A failed load is not cached: the next request tries again (the user may have fixed it).
-    engine.catch(() => {
+    const forget = () => {
       if (loaded.get(id) === entry) loaded.delete(id);
-    });
+    };
+    engine.then(
+      // An engine that stops by itself is not kept either.
+      (ready) =>
+        ready.ended?.then((reason) => {
+          logger.warn("speech engine stopped", { engine: id, reason: reason.message });
+          forget();
+        }),
+      // A failed load is not cached: the next request tries again (the user may have fixed it).
+      forget,
+    );
     return engine;
   }
 

@@ -119,6 +119,11 @@ export interface EngineDefinition {
    * an engine with GPU builds.
    */
   probeDevices?(api: GpuApi): unknown;
+  /**
+   * Serves the engine on a GPU in a process of its own (`GPU_ENGINE_COMMAND`), for an engine that
+   * runs its GPU builds apart from the server; resolves with the exit code.
+   */
+  serveGpu?(): Promise<number>;
   /** Modules it runs in a Worker: `bun build --compile` must embed them (scripts/build.ts). */
   readonly workerEntries?: readonly string[];
 }

@@ -27,7 +27,13 @@ export const formatDeviceChoice = (choice: DeviceChoice): string =>
 
 /**
  * The hidden command main.ts answers by listing one engine's GPU devices (`__gpu-devices <engine>
- * <api>`): `auto` looks in a short-lived process of its own, so a machine without a usable GPU never
- * maps a GPU build, its driver loader or a driver into the server.
+ * <api>`): svc looks in a short-lived process of its own, so the server never maps a GPU build, its
+ * driver loader or a driver.
  */
 export const GPU_PROBE_COMMAND = "__gpu-devices";
+
+/**
+ * The hidden command that serves one engine on a GPU, apart from the server (`svc __gpu-engine
+ * whisper`): the engine definition's `serveGpu`.
+ */
+export const GPU_ENGINE_COMMAND = "__gpu-engine";

@@ -58,6 +58,11 @@ export interface SpeechEngine {
   readonly device?: string;
   /** Why it runs on the CPU though a GPU was looked for (SVC_WHISPER_DEVICE=auto), for the log. */
   readonly deviceNote?: string;
+  /**
+   * Settles with the reason if the engine stops by itself (whisper's GPU process ended), never after
+   * `close()`: the provider then forgets it, and the next dictation loads it again.
+   */
+  readonly ended?: Promise<Error>;
 }
 
 /** Whether an engine can run on this machine, and if not, what to do about it. */

@@ -103,6 +103,7 @@ export const whisperEngine: EngineDefinition = {
   },
   library: { name: "whisper.cpp", describe: describeWhisperBuild },
   probeDevices: probeGpuDevices,
+  serveGpu: async () => (await import("./gpu-process.ts")).serveWhisperGpu(),
   select(context, requested) {
     const { settings } = context;
     const models = storeOf(context);

@@ -1,42 +1,18 @@
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { AppError } from "../../../errors.ts";
-import { autoDevice, type DeviceChoice } from "../device-choice.ts";
-import type {
-  SpeechEngine,
-  TranscribeOptions,
-  TranscriptionResult,
-  TranscriptSegment,
-  TranscriptWord,
-} from "../types.ts";
+import { autoDevice } from "../device-choice.ts";
+import type { TranscribeOptions, TranscriptionResult, TranscriptSegment, TranscriptWord } from "../types.ts";
 import { SAMPLE_RATE } from "../types.ts";
 import type { NativeWhisperModel, WhisperAddon } from "./binding.ts";
 import { describeGpuDevice, type GpuDevice } from "./device.ts";
-import { validateWhisperModel, type WhisperModelInfo } from "./ggml-model.ts";
+import type { WhisperEngine, WhisperEngineOptions } from "./engine-options.ts";
+import { validateWhisperModel } from "./ggml-model.ts";
+import { createGpuWhisperEngine } from "./gpu-engine.ts";
 import { audioCtxFor, type DecodeSettings, resolveLanguage, whisperParams } from "./params.ts";
-import { ggmlGpu, placeWhisper } from "./placement.ts";
+import { ggmlGpu, placeWhisper, type WhisperPlacement } from "./placement.ts";
 
-export interface WhisperEngineOptions {
-  modelPath: string;
-  /**
-   * CPU threads per transcription; default every core (`os.availableParallelism()`), or on a GPU at
-   * most 4: the CPU then only samples tokens, and more threads would spin beside the GPU.
-   */
-  threads?: number;
-  /** Shrink the encoder window to the clip length for clips under 30 s (see `audioCtxFor`); default on. */
-  audioCtxScaling?: boolean;
-  beamSize?: number;
-  temperatureIncrement?: number;
-  maxTokensPerSegment?: number;
-  /** SVC_WHISPER_DEVICE; default `auto`. */
-  device?: DeviceChoice;
-}
-
-export interface WhisperEngine extends SpeechEngine {
-  readonly id: "whisper";
-  readonly model: WhisperModelInfo;
-  readonly threads: number;
-}
+export type { WhisperEngine, WhisperEngineOptions } from "./engine-options.ts";
 
 /** whisper.cpp returns nothing for input under 1 s, so shorter clips are padded with silence. */
 const MIN_SAMPLES = Math.round(SAMPLE_RATE * 1.1);
@@ -164,17 +140,31 @@ function toResult(
 export const whisperLanes = (onGpu: boolean): number => (onGpu ? 2 : 1);
 
 /**
- * Loads a whisper.cpp model (validated first) and keeps it loaded until `close()`. Work runs on
- * native threads, never on the event loop. On the CPU one transcription runs at a time per model:
- * concurrent runs would each allocate a decoder state and fight over the same cores. On a GPU two
- * run, each with its own state, and take the GPU in turn. An abort rejects at once and stops the
- * native run (see `runNative`) before the next queued call starts.
+ * Loads a whisper.cpp model (validated first) and keeps it loaded until `close()`: on the CPU in
+ * this process, on a GPU in whisper's GPU process (gpu-engine.ts), which `close()` ends so the GPU's
+ * memory and the driver's go back with it.
  */
 export async function createWhisperEngine(options: WhisperEngineOptions): Promise<WhisperEngine> {
   const { addon, placement } = await placeWhisper(
     options.device ?? autoDevice,
     statSync(options.modelPath).size,
   );
+  if (placement.device || !addon) return createGpuWhisperEngine(options, placement);
+  return openWhisperEngine(addon, placement, options);
+}
+
+/**
+ * The engine on `addon` in this process. Work runs on native threads, never on the event loop. On
+ * the CPU one transcription runs at a time per model: concurrent runs would each allocate a decoder
+ * state and fight over the same cores. On a GPU two run, each with its own state, and take the GPU
+ * in turn. An abort rejects at once and stops the native run (see `runNative`) before the next
+ * queued call starts.
+ */
+export async function openWhisperEngine(
+  addon: WhisperAddon,
+  placement: WhisperPlacement,
+  options: WhisperEngineOptions,
+): Promise<WhisperEngine> {
   const onGpu = placement.device !== undefined;
   const cores = availableParallelism();
   const settings: DecodeSettings = {

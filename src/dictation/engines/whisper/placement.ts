@@ -1,6 +1,6 @@
 // Where whisper runs: a GPU build (CUDA for NVIDIA, Vulkan for every vendor) on the device
-// SVC_WHISPER_DEVICE comes to, else the CPU build for this processor (binding.ts). Decided once per
-// process: ggml reads its devices once.
+// SVC_WHISPER_DEVICE comes to, in whisper's GPU process, else the CPU build for this processor
+// (binding.ts) in the server. Decided once per process: ggml reads its devices once.
 import { selfCommand } from "../../../self-command.ts";
 import {
   autoDevice,
@@ -56,7 +56,8 @@ export interface WhisperPlacement {
 // CUDA first: on an NVIDIA card it is the faster of the two.
 const gpuApis: readonly GpuApi[] = ["cuda", "vulkan"];
 
-type Placed = { addon: WhisperAddon; placement: WhisperPlacement };
+/** The CPU build comes loaded; a GPU placement leaves the loading to whisper's GPU process. */
+type Placed = { addon?: WhisperAddon; placement: WhisperPlacement };
 type Listed = { devices: GpuDevice[] } | { reason: string };
 
 const gpuAddons = new Map<GpuApi, GpuAddon | { reason: string }>();
@@ -148,9 +149,9 @@ export function probeGpuDevices(api: GpuApi): Listed {
 }
 
 /**
- * `probeGpuDevices` in a short-lived process (main.ts's GPU_PROBE_COMMAND), so that a machine with
- * no usable GPU never maps the GPU build, the Vulkan loader or a driver into the server. Once, at
- * the first model load, without holding the event loop (a probe takes a quarter of a second or more).
+ * `probeGpuDevices` in a short-lived process (main.ts's GPU_PROBE_COMMAND), so that the server
+ * never maps the GPU build, the Vulkan loader or a driver. Once, at the first model load, without
+ * holding the event loop (a probe takes a quarter of a second or more).
  */
 async function probeApart(api: GpuApi): Promise<Listed> {
   const proc = Bun.spawn(selfCommand(GPU_PROBE_COMMAND, "whisper", api), {
@@ -172,19 +173,20 @@ async function probeApart(api: GpuApi): Promise<Listed> {
   }
 }
 
+/** A GPU device `choice` comes to through `api`'s build, or why not: looked for apart, always. */
 async function gpuFor(api: GpuApi, choice: DeviceChoice, modelBytes: number) {
-  // `auto` looks apart and loads a GPU build here only for a device it will use; a forced interface
-  // is going to be used, so it looks here.
-  const listed = choice.kind === "auto" ? await probeApart(api) : probeGpuDevices(api);
+  const listed = await probeApart(api);
   if ("reason" in listed) return listed;
-  const chosen = chooseGpuDevice(api, listed.devices, choice, modelBytes);
-  if ("reason" in chosen) return chosen;
-  const addon = loadGpuAddon(api);
-  return "reason" in addon ? addon : { addon, device: chosen.device };
+  return chooseGpuDevice(api, listed.devices, choice, modelBytes);
 }
 
-/** Hands the device to ggml, before the first load. */
-function use(addon: GpuAddon, device: GpuDevice): void {
+/**
+ * The GPU build for `device`, loaded in this process and handed the device: what whisper's GPU
+ * process (gpu-process.ts) runs on. Throws engine_unavailable when the build cannot load here.
+ */
+export function openGpuBuild(device: GpuDevice): WhisperAddon {
+  const addon = loadGpuAddon(device.api);
+  if ("reason" in addon) throw unavailable(new Error(addon.reason));
   if (device.api === "vulkan" && addon.useVulkanDevice) {
     // ggml sees this one device only (a CPU-type one included, which it would hide), as its GPU 0.
     addon.useVulkanDevice(device.index, device.type === "cpu");
@@ -192,14 +194,16 @@ function use(addon: GpuAddon, device: GpuDevice): void {
   } else {
     addon.useGgmlGpu(device.index);
   }
+  return addon;
 }
 
 /**
- * Where whisper runs, decided once per process (ggml reads its devices once; loads that ask at the
- * same time share one decision): a GPU build on the device `choice` comes to, else the CPU build. A
- * forced `vulkan` or `cuda` that cannot be had rejects with `engine_unavailable` and the reason (and
- * the next load asks again); `auto` tries CUDA, then Vulkan, then falls back to the CPU and says why
- * in `fallback`.
+ * Where whisper runs, decided once per process (loads that ask at the same time share one
+ * decision): a GPU build on the device `choice` comes to, else the CPU build, loaded here. A GPU
+ * build is never loaded in this process: the devices are listed in a short-lived one, and the
+ * model runs in a process of its own (gpu-engine.ts). A forced `vulkan` or `cuda` that cannot be
+ * had rejects with `engine_unavailable` and the reason (and the next load asks again); `auto` tries
+ * CUDA, then Vulkan, then falls back to the CPU and says why in `fallback`.
  */
 export function placeWhisper(choice: DeviceChoice, modelBytes = 0): Promise<Placed> {
   placing ??= place(choice, modelBytes).then(
@@ -224,13 +228,12 @@ async function place(choice: DeviceChoice, modelBytes: number): Promise<Placed> 
       reasons.push(choice.kind === "auto" ? `${gpuApiName[api]}: ${gpu.reason}` : gpu.reason);
       continue;
     }
-    use(gpu.addon, gpu.device);
     const build = {
       name: api,
       label: `${gpuApiName[api]}, CPU part ${buildsFor(runtimePlatform).at(-1)?.name}`,
       needs: [],
     };
-    return { addon: gpu.addon, placement: { build, device: gpu.device } };
+    return { placement: { build, device: gpu.device } };
   }
   if (choice.kind !== "auto") {
     throw unavailable(

@@ -2,12 +2,13 @@
 // source, a synthetic model, real speech over HTTP. `npm install` (or `npm test`, after it installed
 // cmake, glslc, libvulkan-dev, spirv-headers and mesa-vulkan-drivers) makes the build.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { type RunningServer, startBinary } from "../../../helpers/binary.ts";
 import { TESTDATA } from "../../../helpers/sphinx-testdata.ts";
 import { syntheticModel } from "../../../helpers/synthetic-model.ts";
+import { until } from "../../../helpers/until.ts";
 
 const root = resolve(import.meta.dir, "../../../..");
 const lavapipe = `/usr/share/vulkan/icd.d/lvp_icd.${process.arch === "arm64" ? "aarch64" : "x86_64"}.json`;
@@ -39,6 +40,37 @@ const transcribe = (server: RunningServer) =>
     headers: { "content-type": "audio/pcm;rate=16000;channels=1" },
     body: Bun.file(`${TESTDATA}/goforward.raw`),
   });
+
+async function setSetting(server: RunningServer, key: string, value: unknown) {
+  const put = await fetch(`${server.url}/api/settings/${key}`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ value }),
+  });
+  expect(put.status).toBe(200);
+}
+
+/** The server's child processes that serve an engine on a GPU (`svc __gpu-engine …`). */
+function gpuProcesses(parent: number): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        return ppid === parent && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("__gpu-engine");
+      } catch {
+        return false; // it ended while being read
+      }
+    })
+    .map(Number);
+}
+
+/** Whether a process has the Vulkan build and the Vulkan loader mapped. */
+function mapsHave(pid: number) {
+  const maps = readFileSync(`/proc/${pid}/maps`, "utf8");
+  return { build: maps.includes("vulkan.node"), loader: maps.includes("libvulkan") };
+}
 
 async function whisperRuntime(server: RunningServer) {
   const { items } = (await (await fetch(`${server.url}/api/engines`)).json()) as {
@@ -99,11 +131,7 @@ describe("whisper on Vulkan (lavapipe)", () => {
         "llvmpipe",
       );
       // auto looked in a process of its own: the server mapped neither the GPU build nor the loader.
-      const maps = readFileSync(`/proc/${server.proc.pid}/maps`, "utf8");
-      expect({ build: maps.includes("vulkan.node"), loader: maps.includes("libvulkan") }).toEqual({
-        build: false,
-        loader: false,
-      });
+      expect(mapsHave(server.proc.pid)).toEqual({ build: false, loader: false });
     } finally {
       await server.stop();
     }
@@ -137,6 +165,86 @@ describe("whisper on Vulkan (lavapipe)", () => {
       );
       expect(error.details.hint).toContain("libcuda.so.1");
       expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  }, 240_000);
+
+  test("on the device whisper runs in a process of its own, which keep_alive ends", async () => {
+    const server = await serve({ SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe });
+    try {
+      await setSetting(server, "keep_alive", "1s");
+      expect((await transcribe(server)).status).toBe(200);
+      const [first] = gpuProcesses(server.proc.pid);
+      expect(first).toBeNumber();
+      // The GPU build and the Vulkan loader are in that process, never in the server.
+      expect(mapsHave(server.proc.pid)).toEqual({ build: false, loader: false });
+      expect(mapsHave(first as number)).toEqual({ build: true, loader: true });
+      // keep_alive passes: the process ends, and with it everything the device and driver held.
+      await until(
+        () => gpuProcesses(server.proc.pid),
+        (pids) => pids.length === 0,
+        {
+          timeoutMs: 20_000,
+          what: "whisper's GPU process to end after keep_alive",
+        },
+      );
+      await until(() => server.lines.some((line) => line.msg === "speech engines unloaded after keep_alive"));
+      // The next dictation starts it again.
+      expect((await transcribe(server)).status).toBe(200);
+      expect(gpuProcesses(server.proc.pid)).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  }, 240_000);
+
+  test("a GPU process that dies fails the dictation it held with a 503; the next starts it again", async () => {
+    const server = await serve({ SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe });
+    try {
+      expect((await transcribe(server)).status).toBe(200);
+      const [crashed] = gpuProcesses(server.proc.pid);
+      if (crashed === undefined) throw new Error("no GPU process");
+      // Stopped, it cannot answer the dictation sent now; then it dies as a crashing driver would.
+      process.kill(crashed, "SIGSTOP");
+      const held = transcribe(server);
+      await Bun.sleep(300);
+      process.kill(crashed, "SIGKILL");
+      const answer = await held;
+      expect(answer.status).toBe(503);
+      const { error } = (await answer.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("engine_unavailable");
+      expect(error.message).toContain("was killed by SIGKILL");
+      expect(error.message).toContain("llvmpipe");
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
+      const stopped = await until(() => server.lines.find((line) => line.msg === "speech engine stopped"));
+      expect(stopped?.engine).toBe("whisper");
+      const again = await transcribe(server);
+      expect(again.status).toBe(200);
+      expect(gpuProcesses(server.proc.pid)).not.toContain(crashed);
+      expect(gpuProcesses(server.proc.pid)).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  }, 240_000);
+
+  test("a stopped dictation settles at once though the GPU process is stuck, which serves the next", async () => {
+    const server = await serve({ SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe });
+    try {
+      expect((await transcribe(server)).status).toBe(200);
+      await setSetting(server, "transcribe_timeout_seconds", 5);
+      const [stuck] = gpuProcesses(server.proc.pid);
+      if (stuck === undefined) throw new Error("no GPU process");
+      process.kill(stuck, "SIGSTOP");
+      const started = performance.now();
+      const answer = await transcribe(server);
+      const waited = performance.now() - started;
+      process.kill(stuck, "SIGCONT");
+      expect(answer.status).toBe(504);
+      expect(waited).toBeLessThan(9000);
+      // The process took the stop with the dictation, and serves the next one itself.
+      await setSetting(server, "transcribe_timeout_seconds", 600);
+      expect((await transcribe(server)).status).toBe(200);
+      expect(gpuProcesses(server.proc.pid)).toEqual([stuck]);
     } finally {
       await server.stop();
     }
