@@ -186,11 +186,15 @@ interface KeepAliveFigures {
  * dictations; then RSS as keep_alive passes, against the idle figure; and what the first dictation
  * pays cold.
  */
-async function keepAlive(engine: KeepAliveEngine): Promise<KeepAliveFigures> {
+async function keepAlive(
+  engine: KeepAliveEngine,
+  extraEnv: Record<string, string> = {},
+  label: string = engine,
+): Promise<KeepAliveFigures> {
   const dir = mkdtempSync(join(tmpdir(), "svc-bench-keep-alive-"));
   mkdirSync(join(dir, "models"));
   copyFileSync(syntheticModel("tiny.en"), join(dir, "models", "ggml-base.en.bin"));
-  const env = { SVC_DB_PATH: join(dir, "svc.db"), SVC_MODELS_DIR: join(dir, "models") };
+  const env = { SVC_DB_PATH: join(dir, "svc.db"), SVC_MODELS_DIR: join(dir, "models"), ...extraEnv };
   const server = await startServer([binary], env);
   try {
     const probe = createProbe(server.url, server.proc.pid);
@@ -200,7 +204,7 @@ async function keepAlive(engine: KeepAliveEngine): Promise<KeepAliveFigures> {
     await probe.json("/api/settings/stt_engine", "PUT", { value: engine });
     const cold = await timed(probe);
     const warm = await timed(probe);
-    probe.record(`two ${engine} dictations (engine and detector loaded)`);
+    probe.record(`two ${label} dictations (engine and detector loaded)`);
     // Sampled until keep_alive + 10 s: when RSS first came within 1.3× idle, and where it stands then.
     const released = performance.now();
     let withinMs = Number.NaN;
@@ -213,7 +217,7 @@ async function keepAlive(engine: KeepAliveEngine): Promise<KeepAliveFigures> {
     const after = probe.record(`keep_alive (${KEEP_ALIVE_S} s) + 10 s`);
     const again = await timed(probe);
     probe.record("the next dictation (loaded again)");
-    console.log(`\nkeep_alive ${KEEP_ALIVE_S} s with ${engine}: the compiled binary`);
+    console.log(`\nkeep_alive ${KEEP_ALIVE_S} s with ${label}: the compiled binary`);
     table(probe.rows);
     return { idle, after, withinMs, cold, warm, again };
   } finally {
@@ -223,19 +227,37 @@ async function keepAlive(engine: KeepAliveEngine): Promise<KeepAliveFigures> {
   }
 }
 
-/** keep_alive with whisper (synthetic tiny.en, 75 MB) and with sphinx, each on a fresh binary, side by side. */
+/** Mesa's lavapipe: a Vulkan device in host memory, so RSS shows what the device's buffers hold. */
+const lavapipe = `/usr/share/vulkan/icd.d/lvp_icd.${process.arch === "arm64" ? "aarch64" : "x86_64"}.json`;
+const vulkanBuild = join(root, `build/whisper/linux-${process.arch}/vulkan.node`);
+
+/**
+ * keep_alive with whisper (synthetic tiny.en, 75 MB), with sphinx and, where the Vulkan build and
+ * lavapipe are here, with whisper on that Vulkan device: the model's device buffers must go too.
+ * Each on a fresh binary, side by side.
+ */
 async function keepAliveEngines(): Promise<void> {
-  const whisper = await keepAlive("whisper");
-  const sphinx = await keepAlive("sphinx");
+  const runs: [string, KeepAliveFigures][] = [
+    ["whisper", await keepAlive("whisper")],
+    ["sphinx", await keepAlive("sphinx")],
+  ];
+  if (existsSync(vulkanBuild) && existsSync(lavapipe)) {
+    const env = { SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe };
+    runs.push([
+      "whisper, Vulkan (lavapipe)",
+      await keepAlive("whisper", env, "whisper on Vulkan (lavapipe)"),
+    ]);
+  } else {
+    console.log("\n(no Vulkan build or no lavapipe here: keep_alive on a Vulkan device not measured)");
+  }
   const row = (label: string, of: (f: KeepAliveFigures) => string, target = "") => [
     label,
-    of(whisper),
-    of(sphinx),
+    ...runs.map(([, figures]) => of(figures)),
     target,
   ];
   console.log("");
   table([
-    ["measure", "whisper", "sphinx", "target"],
+    ["measure", ...runs.map(([name]) => name), "target"],
     row("idle RSS (MiB)", (f) => fmt(f.idle)),
     row("RSS at keep_alive + 10 s (MiB)", (f) => fmt(f.after)),
     row("RSS at keep_alive + 10 s ÷ idle", (f) => fmt(f.after / f.idle, 2), "≤ 1.3"),
