@@ -192,7 +192,13 @@ describe("whisper on Vulkan (lavapipe)", () => {
       await until(() => server.lines.some((line) => line.msg === "speech engines unloaded after keep_alive"));
       // The next dictation starts it again.
       expect((await transcribe(server)).status).toBe(200);
-      expect(gpuProcesses(server.proc.pid)).toHaveLength(1);
+      const [again] = gpuProcesses(server.proc.pid);
+      expect(again).toBeNumber();
+      // A server killed outright leaves no GPU process behind holding the card.
+      await server.stop("SIGKILL");
+      await until(() => !existsSync(`/proc/${again}`), Boolean, {
+        what: "the GPU process to end with its server",
+      });
     } finally {
       await server.stop();
     }
