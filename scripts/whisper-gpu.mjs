@@ -11,16 +11,7 @@
 // level, so they load on every processor svc supports; their heavy work runs on the GPU.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,10 +55,18 @@ const gpuPatches = {
 };
 
 /**
- * Where whisper.cpp 1.9.1 needs newer Vulkan headers than Debian 12's (1.3.239): the validation
+ * Where whisper.cpp 1.9.1 needs newer headers than Debian 12's. Vulkan (1.3.239): the validation
  * layer's settings (VK_EXT_layer_settings, a debugging aid) are left out when the headers lack them.
+ * CUDA (Debian's toolkit is 11.8): Hopper's programmatic dependent launch, an optional overlap of
+ * one kernel's start with the last one's end, is declared to kernels only from CUDA 12.
  */
 const sourcePatches = {
+  "ggml/src/ggml-cuda/common.cuh": [
+    {
+      anchor: "CUDART_VERSION >= 11080))\n#    define GGML_CUDA_USE_PDL\n",
+      replace: "CUDART_VERSION >= 12000))\n#    define GGML_CUDA_USE_PDL\n",
+    },
+  ],
   "ggml/src/ggml-vulkan/ggml-vulkan.cpp": [
     {
       anchor: "    VkBool32 enable_best_practice = layer_settings;\n",
@@ -123,7 +122,7 @@ function missingTools(api, cmake, glslc, cxx, wrap) {
     const nvcc = cudaCompiler(wrap);
     if (!nvcc) return "no CUDA toolkit (nvcc) is installed";
     // ggml's CUDA backend needs cuBLAS, which a minimal toolkit (nvcc and the runtime) lacks.
-    const libs = cudaLibraryDirs(nvcc);
+    const libs = cudaLibraryDirs(nvcc, wrap);
     if (!libs.some((dir) => sh(`ls ${dir}/libcublas.so*`).status === 0)) {
       return `the CUDA toolkit of ${nvcc} has no cuBLAS (libcublas.so)`;
     }
@@ -159,12 +158,17 @@ function gpuKey({ api, platform, cc, cxx, level, wrap }) {
 export const apiName = { vulkan: "Vulkan", cuda: "CUDA" };
 
 /**
- * Where the CUDA toolkit's libraries are, from nvcc's real place (NVIDIA's layout, or Debian's).
- * `/usr/local/bin/nvcc` is often a script that runs the toolkit's own: its `exec` line names it.
+ * Where the CUDA toolkit's libraries are, from nvcc's real place (NVIDIA's layout, or Debian's),
+ * looked up inside `wrap` (the release's root). `/usr/local/bin/nvcc` is often a script that runs
+ * the toolkit's own: its `exec` line names it.
  */
-function cudaLibraryDirs(nvcc) {
-  let real = realpathSync(nvcc);
-  const script = readFileSync(real, "latin1").slice(0, 400);
+function cudaLibraryDirs(nvcc, wrap) {
+  const inside = (command) => {
+    const argv = [...wrap, "sh", "-c", command];
+    return spawnSync(argv[0], argv.slice(1), { encoding: "utf8" }).stdout ?? "";
+  };
+  let real = inside(`readlink -f '${nvcc}'`).trim() || nvcc;
+  const script = inside(`head -c 400 '${real}'`);
   real = /^#!.*\n(?:.*\n)*?exec\s+(\S+\/nvcc)\b/.exec(script)?.[1] ?? real;
   const toolkit = path.dirname(path.dirname(real));
   return ["lib64", "lib", "targets/x86_64-linux/lib", "lib64/stubs"]
@@ -172,9 +176,17 @@ function cudaLibraryDirs(nvcc) {
     .concat(["/usr/lib/x86_64-linux-gnu"]);
 }
 
+/**
+ * The NVIDIA generations the CUDA build carries machine code for, not this machine's card: Pascal
+ * (GTX 10xx, P40), Volta, Turing (RTX 20xx, T4), Ampere (A100; RTX 30xx), Ada (RTX 40xx, L4) and
+ * Hopper (H100, H200), plus Hopper's PTX, which newer cards compile once at first load.
+ * SVC_CUDA_ARCHITECTURES (CMake's list) replaces it, e.g. `89-real` for one card and a shorter build.
+ */
+const cudaArchitectures = "61-real;70-real;75-real;80-real;86-real;89-real;90-real;90-virtual";
+
 function cudaLinkFlags(wrap) {
   return [
-    ...cudaLibraryDirs(cudaCompiler(wrap) ?? "nvcc").map((dir) => `-L${dir}`),
+    ...cudaLibraryDirs(cudaCompiler(wrap) ?? "nvcc", wrap).map((dir) => `-L${dir}`),
     "-Wl,-rpath,$ORIGIN",
     "-lcudart",
     "-lcublas",
@@ -225,8 +237,7 @@ export async function buildGpuAddon({ api, platform, dir, cc, cxx, level, base, 
         : [
             "-DGGML_CUDA=ON",
             `-DCMAKE_CUDA_COMPILER=${cudaCompiler(wrap)}`,
-            // Every architecture the toolkit's default list covers, not this machine's card.
-            "-DCMAKE_CUDA_ARCHITECTURES=all-major",
+            `-DCMAKE_CUDA_ARCHITECTURES=${process.env.SVC_CUDA_ARCHITECTURES ?? cudaArchitectures}`,
           ]),
       "-DGGML_NATIVE=OFF",
       // The level's flags above decide the instruction set, not ggml's own switches.
