@@ -13,7 +13,9 @@
 // under qemu, and the image from the archive answers a sphinx dictation.
 //
 // Needs root on Debian or Ubuntu with debootstrap, podman, qemu-user-static and zip (the same
-// packages the tests install). Options: --platforms linux-x64,… (a subset), --no-image, --out DIR.
+// packages the tests install). Options: --platforms linux-x64,… (a subset), --no-image, --out DIR,
+// --cuda (also svc-<version>-linux-x64-cuda.tar.gz: whisper.cpp with CUDA, made in a Debian 12 root
+// with Debian's non-free CUDA toolkit; hours on two cores, see SVC_CUDA_ARCHITECTURES).
 // .github/workflows/release.yml runs this on a tag and uploads dist/release/.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -50,12 +52,26 @@ export const archiveName = (platform: Platform) =>
  * A Debian `suite` root with `packages`, made once per machine with debootstrap; `marker`, a file one
  * of the packages installs, says a root is complete.
  */
-function debianRoot(suite: string, packages: string[], marker: string, what: string): string {
-  const root = join(tmpdir(), `svc-release-${suite}`);
+function debianRoot(
+  suite: string,
+  packages: string[],
+  marker: string,
+  what: string,
+  { name = suite, components = "main" }: { name?: string; components?: string } = {},
+): string {
+  const root = join(tmpdir(), `svc-release-${name}`);
   if (existsSync(join(root, marker))) return root;
   rmSync(root, { recursive: true, force: true });
   console.log(`release: debootstrap ${suite} with ${what} (once per machine)`);
-  run(["debootstrap", "--variant=minbase", `--include=${packages.join(",")}`, suite, root, MIRROR]);
+  run([
+    "debootstrap",
+    "--variant=minbase",
+    `--components=${components}`,
+    `--include=${packages.join(",")}`,
+    suite,
+    root,
+    MIRROR,
+  ]);
   return root;
 }
 
@@ -84,6 +100,59 @@ const gpuDebianRoot = () =>
     "usr/bin/glslc",
     "CMake and the Vulkan headers",
   );
+
+/**
+ * A Debian 12 root with Debian's CUDA toolkit (11.8, from non-free; its nvcc wants g++ 11), in which
+ * `--cuda` makes the CUDA build. The toolkit brings NVIDIA's driver library too, with no GPU here:
+ * the check runs the build against it and expects "no CUDA device".
+ */
+const cudaDebianRoot = () =>
+  debianRoot(
+    GPU_DEBIAN,
+    ["build-essential", "cmake", "g++-11", "nvidia-cuda-toolkit"],
+    "usr/bin/nvcc",
+    "CMake and Debian's CUDA toolkit (about 3 GB)",
+    { name: `${GPU_DEBIAN}-cuda`, components: "main,contrib,non-free" },
+  );
+
+/** The CUDA runtime libraries cuda.node needs beside it (it finds them through its $ORIGIN). */
+const CUDA_LIBRARIES = ["libcudart.so.11.0", "libcublas.so.11", "libcublasLt.so.11"];
+
+export const cudaArchiveName = () => `svc-${pkg.version}-linux-x64-cuda.tar.gz`;
+
+/**
+ * The CUDA download: `svc-<version>-linux-x64/svc-cuda/` with cuda.node and the runtime libraries,
+ * so that unpacking it where the linux-x64 archive was unpacked puts it beside the binary.
+ */
+function makeCudaArchive(out: string, root: string): string {
+  const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
+  try {
+    const folder = join(stageDir, `svc-${pkg.version}-linux-x64`, "svc-cuda");
+    mkdirSync(folder, { recursive: true });
+    cpSync(join(repo, "build/whisper/linux-x64/cuda.node"), join(folder, "cuda.node"));
+    for (const library of CUDA_LIBRARIES) {
+      cpSync(join(root, "usr/lib/x86_64-linux-gnu", library), join(folder, library), { dereference: true });
+    }
+    run(["tar", "-C", stageDir, "-czf", join(out, cudaArchiveName()), `svc-${pkg.version}-linux-x64`]);
+    return cudaArchiveName();
+  } finally {
+    rmSync(stageDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs `work` with `env` set, then puts the variables back as they were. */
+async function withEnv<T>(env: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const before = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
+  try {
+    return await work();
+  } finally {
+    for (const [key, value] of Object.entries(before)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+  }
+}
 
 /** Runs `work` with the checkout visible at the same path inside `root` (and /proc mounted). */
 async function withCheckoutIn<T>(root: string, work: () => Promise<T>): Promise<T> {
@@ -122,7 +191,12 @@ export function makeArchive(platform: Platform, binary: string, out: string): st
   }
 }
 
-async function buildArchives(wanted: Platform[], out: string, work: string): Promise<Map<Platform, string>> {
+async function buildArchives(
+  wanted: Platform[],
+  out: string,
+  work: string,
+  cuda: boolean,
+): Promise<Map<Platform, string>> {
   const linux = wanted.filter((platform) => platform.startsWith("linux-"));
   const root = oldDebianRoot();
   await withCheckoutIn(root, async () => {
@@ -135,6 +209,19 @@ async function buildArchives(wanted: Platform[], out: string, work: string): Pro
     await withCheckoutIn(gpuRoot, async () => {
       for (const platform of host) await buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] });
     });
+  }
+  if (cuda) {
+    if (!host.includes("linux-x64")) throw new Error("--cuda needs linux-x64, built on an x86-64 machine");
+    const cudaRoot = cudaDebianRoot();
+    await withCheckoutIn(cudaRoot, () =>
+      withEnv({ SVC_WHISPER_GPU: "cuda", CUDAHOSTCXX: "g++-11" }, () =>
+        buildGpuAddons({ platform: "linux-x64", wrap: ["chroot", cudaRoot] }),
+      ),
+    );
+    if (!existsSync(join(repo, "build/whisper/linux-x64/cuda.node"))) {
+      throw new Error("the CUDA build was not made (its reason is printed above)");
+    }
+    console.log(`release: ${makeCudaArchive(out, cudaRoot)}`);
   }
   await buildConsole();
   const binaries = new Map<Platform, string>();
@@ -244,7 +331,43 @@ async function check(
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  if (existsSync(join(out, cudaArchiveName()))) await checkCuda(out, unpacked);
   if (image) await checkImage(image);
+}
+
+/**
+ * The CUDA download unpacked beside the x86-64 binary loads as far as this machine allows: without
+ * NVIDIA's driver svc names it as missing (so every runtime library was found), and in the CUDA
+ * root, which has the driver's library but no GPU, the build loads and CUDA lists no device. On a
+ * machine with an NVIDIA GPU, svc names the card.
+ */
+async function checkCuda(out: string, unpacked: string): Promise<void> {
+  run(["tar", "-C", unpacked, "-xzf", join(out, cudaArchiveName())]);
+  const dir = mkdtempSync(join(repo, "build", "release-try-cuda-"));
+  try {
+    cpSync(join(unpacked, `svc-${pkg.version}-linux-x64`), dir, { recursive: true });
+    const version = (wrap: string[]) =>
+      run([...wrap, "env", "SVC_WHISPER_DEVICE=cuda", join(dir, "svc"), "version"]);
+    const expectations: [string, string[], RegExp][] = [
+      ["this machine", [], /libcuda\.so\.1\) is not installed| on CUDA \d/],
+      [
+        "a root with NVIDIA's driver library and no GPU",
+        ["chroot", cudaDebianRoot()],
+        /no CUDA device is listed| on CUDA \d/,
+      ],
+    ];
+    for (const [label, wrap, expected] of expectations) {
+      const said =
+        wrap.length > 0 ? await withCheckoutIn(wrap[1] as string, async () => version(wrap)) : version(wrap);
+      const line = said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
+      if (!expected.test(line)) throw new Error(`${cudaArchiveName()} on ${label}: ${line}`);
+      console.log(
+        `release: ${cudaArchiveName()} loads on ${label}: ${line.replace(/^.*cannot be used: /, "")}`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The image loads from the archive and dictates with the sphinx it carries. */
@@ -285,7 +408,12 @@ async function checkImage(archive: string): Promise<void> {
 if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { platforms: { type: "string" }, out: { type: "string" }, "no-image": { type: "boolean" } },
+    options: {
+      platforms: { type: "string" },
+      out: { type: "string" },
+      "no-image": { type: "boolean" },
+      cuda: { type: "boolean" },
+    },
   });
   const wanted = values.platforms ? values.platforms.split(",") : Object.keys(platforms);
   const unknown = wanted.filter((name) => !isPlatform(name));
@@ -302,9 +430,14 @@ if (import.meta.main) {
   try {
     console.log(`release: svc ${pkg.version} (commit ${commitId()}) into ${out}`);
     const chosen = wanted as Platform[];
-    const binaries = await buildArchives(chosen, out, work);
+    const cuda = values.cuda === true;
+    const binaries = await buildArchives(chosen, out, work, cuda);
     const image = values["no-image"] ? undefined : buildImage(binaries, out, work);
-    writeSums(out, [...chosen.map(archiveName), ...(image ? [basename(image)] : [])]);
+    writeSums(out, [
+      ...chosen.map(archiveName),
+      ...(cuda ? [cudaArchiveName()] : []),
+      ...(image ? [basename(image)] : []),
+    ]);
     await check(out, chosen, image, work);
     console.log(`release: done; ${out}/SHA256SUMS lists what to publish`);
   } finally {
