@@ -65,7 +65,10 @@ function inChild(choice: string, model: string, env: Record<string, string> = {}
   });
   const last = proc.stdout.trim().split("\n").at(-1) ?? "";
   if (proc.status !== 0 || !last.startsWith("{")) {
-    return (proc.stderr.trim().split("\n").at(-1) ?? `exit ${proc.status}`).slice(0, 160);
+    // Bun ends an uncaught error with its own version line: the error's line says why.
+    const lines = proc.stderr.trim().split("\n");
+    const said = lines.findLast((line) => line.startsWith("error: ")) ?? lines.at(-1);
+    return (said ?? `exit ${proc.status}`).replace(/^error: /, "").slice(0, 160);
   }
   return JSON.parse(last) as Measured;
 }
