@@ -9,7 +9,7 @@ import { GPU_ENGINE_COMMAND } from "../device-choice.ts";
 import type { TranscribeOptions, TranscriptionResult } from "../types.ts";
 import { describeGpuDevice } from "./device.ts";
 import type { WhisperEngine, WhisperEngineOptions } from "./engine-options.ts";
-import { fromWire, type GpuReply, type GpuRequest } from "./gpu-protocol.ts";
+import { fromWire, type GpuReply, type GpuRequest, ownBuffer } from "./gpu-protocol.ts";
 import type { WhisperPlacement } from "./placement.ts";
 
 /** How long the process may take to end once it said it closed, before it is killed. */
@@ -119,7 +119,7 @@ export async function createGpuWhisperEngine(
           then(value);
         };
       pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      send({ type: "transcribe", id, pcm, options: rest });
+      send({ type: "transcribe", id, pcm: ownBuffer(pcm), options: rest });
     });
   }
 

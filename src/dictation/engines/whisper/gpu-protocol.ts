@@ -34,3 +34,12 @@ export function toWire(error: unknown): WireError {
 
 export const fromWire = (error: WireError) =>
   new AppError(error.code ?? "engine_failed", error.message, { details: error.details });
+
+/**
+ * Samples as they should cross the channel: a view into a longer recording (chunking.ts's 30 s
+ * windows are) would be cloned with its whole buffer, so it is copied first; an array that is its
+ * whole buffer goes as it is.
+ */
+export function ownBuffer(pcm: Float32Array): Float32Array {
+  return pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength ? pcm : pcm.slice();
+}
