@@ -57,7 +57,13 @@ export async function createGpuWhisperEngine(
       },
     },
   );
-  const send = (request: GpuRequest) => child.send(request);
+  const send = (request: GpuRequest) => {
+    try {
+      child.send(request);
+    } catch {
+      // The process has ended: `ended` fails what it held.
+    }
+  };
 
   // ggml and the driver write to stderr; the tail says why when the process dies.
   let tail = "";
