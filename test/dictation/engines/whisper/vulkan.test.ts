@@ -71,6 +71,15 @@ function gpuProcesses(parent: number): number[] {
     .map(Number);
 }
 
+/** After a dictation, the server's GPU process, stopped (SIGSTOP): it can answer nothing now. */
+async function stoppedGpuProcess(server: RunningServer): Promise<number> {
+  expect((await transcribe(server)).status).toBe(200);
+  const [pid] = gpuProcesses(server.proc.pid);
+  if (pid === undefined) throw new Error("no GPU process");
+  process.kill(pid, "SIGSTOP");
+  return pid;
+}
+
 /** Whether a process has the Vulkan build and the Vulkan loader mapped. */
 function mapsHave(pid: number) {
   const maps = readFileSync(`/proc/${pid}/maps`, "utf8");
@@ -212,11 +221,8 @@ describe("whisper on Vulkan (lavapipe)", () => {
   test("a GPU process that dies fails the dictation it held with a 503; the next starts it again", async () => {
     const server = await serve({ SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe });
     try {
-      expect((await transcribe(server)).status).toBe(200);
-      const [crashed] = gpuProcesses(server.proc.pid);
-      if (crashed === undefined) throw new Error("no GPU process");
       // Stopped, it cannot answer the dictation sent now; then it dies as a crashing driver would.
-      process.kill(crashed, "SIGSTOP");
+      const crashed = await stoppedGpuProcess(server);
       const held = transcribe(server);
       await Bun.sleep(300);
       process.kill(crashed, "SIGKILL");
@@ -241,11 +247,8 @@ describe("whisper on Vulkan (lavapipe)", () => {
   test("a stopped dictation settles at once though the GPU process is stuck, which serves the next", async () => {
     const server = await serve({ SVC_WHISPER_DEVICE: "vulkan", VK_ICD_FILENAMES: lavapipe });
     try {
-      expect((await transcribe(server)).status).toBe(200);
+      const stuck = await stoppedGpuProcess(server);
       await setSetting(server, "transcribe_timeout_seconds", 5);
-      const [stuck] = gpuProcesses(server.proc.pid);
-      if (stuck === undefined) throw new Error("no GPU process");
-      process.kill(stuck, "SIGSTOP");
       const started = performance.now();
       const answer = await transcribe(server);
       const waited = performance.now() - started;
