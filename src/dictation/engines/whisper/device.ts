@@ -43,13 +43,12 @@ export function chooseGpuDevice(
     };
   }
   const gpu = devices.find((device) => device.type === "discrete") ?? devices.find(isGpu);
-  if (choice.kind === api) {
-    const device = gpu ?? devices[0];
-    return device ? { device } : { reason: `no ${gpuApiName[api]} device is listed` };
-  }
+  // With the build loaded and none listed (a driver without a card, as in a container given none).
+  if (devices.length === 0) return { reason: `no ${gpuApiName[api]} device is listed` };
+  if (choice.kind === api) return { device: gpu ?? (devices[0] as GpuDevice) };
   if (!gpu) {
     return {
-      reason: `no discrete or integrated GPU among the ${gpuApiName[api]} devices (${listed || "none"})`,
+      reason: `no discrete or integrated GPU among the ${gpuApiName[api]} devices (${listed})`,
     };
   }
   // The weights and about a fifth more for the work buffers; a tighter fit fails at load.
