@@ -3,6 +3,7 @@
 // a GPU's memory back after keep_alive (ggml keeps its device, and CUDA its context, for the life of
 // a process), and a driver that crashes takes only this process with it.
 import { AppError } from "../../../errors.ts";
+import type { WhisperEngine } from "./engine-options.ts";
 import { type GpuReply, type GpuRequest, toWire } from "./gpu-protocol.ts";
 
 const reply = (message: GpuReply) => process.send?.(message);
@@ -12,12 +13,8 @@ export function serveWhisperGpu(): Promise<number> {
   // Imported here: this is the only command that loads a GPU build.
   const opening = import("./engine.ts");
   const placing = import("./placement.ts");
-  let engine: Awaited<ReturnType<Awaited<typeof opening>["openWhisperEngine"]>> | undefined;
+  let engine: WhisperEngine | undefined;
   const running = new Map<number, AbortController>();
-  let done: (code: number) => void = () => {};
-  const ended = new Promise<number>((resolve) => {
-    done = resolve;
-  });
 
   async function open(request: Extract<GpuRequest, { type: "open" }>) {
     try {
@@ -57,7 +54,6 @@ export function serveWhisperGpu(): Promise<number> {
       void (engine?.close() ?? Promise.resolve()).finally(() => reply({ type: "closed" }));
     }
   });
-  // The server went away without closing: nothing is left to serve.
-  process.on("disconnect", () => done(0));
-  return ended;
+  // Ends once the server closes the channel: it ended this process after "closed", or went away.
+  return new Promise((resolve) => process.on("disconnect", () => resolve(0)));
 }
