@@ -321,6 +321,10 @@ async function runOffline(command: OfflineCommand, env: Env, args: string[]): Pr
   }
 }
 
+/** The engine a hidden helper command names (`svc __gpu-devices whisper …`), if svc has it. */
+const engineNamed = (name: string | undefined): EngineDefinition | undefined =>
+  (engines as Record<string, EngineDefinition | undefined>)[name ?? ""];
+
 async function printVersion(env: Env): Promise<number> {
   const device = whisperDeviceOf(env);
   process.stdout.write(
@@ -381,14 +385,14 @@ export async function main(argv: string[], env: Env): Promise<number> {
       return (await import("./dictation/vad/silero-process.ts")).serveSilero();
     // Not for people: one engine's GPU devices, listed apart from the server (device-choice.ts).
     case GPU_PROBE_COMMAND: {
-      const probe = (engines as Record<string, EngineDefinition | undefined>)[rest[0] ?? ""]?.probeDevices;
+      const probe = engineNamed(rest[0])?.probeDevices;
       if (!probe || (rest[1] !== "vulkan" && rest[1] !== "cuda")) return 2;
       process.stdout.write(`${JSON.stringify(probe(rest[1]))}\n`);
       return 0;
     }
     // Not for people: one engine on a GPU, in a process of its own (device-choice.ts).
     case GPU_ENGINE_COMMAND: {
-      const serve = (engines as Record<string, EngineDefinition | undefined>)[rest[0] ?? ""]?.serveGpu;
+      const serve = engineNamed(rest[0])?.serveGpu;
       return serve ? serve() : 2;
     }
     case "version":
