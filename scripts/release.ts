@@ -124,20 +124,15 @@ export const cudaArchiveName = () => `svc-${pkg.version}-linux-x64-cuda.tar.gz`;
  * The CUDA download: `svc-<version>-linux-x64/svc-cuda/` with cuda.node and the runtime libraries,
  * so that unpacking it where the linux-x64 archive was unpacked puts it beside the binary.
  */
-function makeCudaArchive(out: string, root: string): string {
-  const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
-  try {
-    const folder = join(stageDir, `svc-${pkg.version}-linux-x64`, "svc-cuda");
-    mkdirSync(folder, { recursive: true });
-    cpSync(join(repo, "build/whisper/linux-x64/cuda.node"), join(folder, "cuda.node"));
+function makeCudaArchive(out: string, root: string, build: string): string {
+  return packFolder(out, cudaArchiveName(), "linux-x64", (top) => {
+    const folder = join(top, "svc-cuda");
+    mkdirSync(folder);
+    cpSync(build, join(folder, "cuda.node"));
     for (const library of CUDA_LIBRARIES) {
       cpSync(join(root, "usr/lib/x86_64-linux-gnu", library), join(folder, library), { dereference: true });
     }
-    run(["tar", "-C", stageDir, "-czf", join(out, cudaArchiveName()), `svc-${pkg.version}-linux-x64`]);
-    return cudaArchiveName();
-  } finally {
-    rmSync(stageDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Runs `work` with `env` set, then puts the variables back as they were. */
@@ -174,18 +169,28 @@ async function withCheckoutIn<T>(root: string, work: () => Promise<T>): Promise<
  * systemd unit). Returns its name.
  */
 export function makeArchive(platform: Platform, binary: string, out: string): string {
-  const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
-  try {
-    const folder = join(stageDir, `svc-${pkg.version}-${platform}`);
-    mkdirSync(folder);
+  return packFolder(out, archiveName(platform), platform, (folder) => {
     cpSync(binary, join(folder, platform.startsWith("windows") ? "svc.exe" : "svc"));
     for (const file of ["README.md", "docs", "LICENSE"])
       cpSync(join(repo, file), join(folder, file), { recursive: true });
     if (platform.startsWith("linux-")) cpSync(join(repo, "scripts/svc.service"), join(folder, "svc.service"));
-    const archive = join(out, archiveName(platform));
+  });
+}
+
+/**
+ * `out/<name>` (a .zip or a .tar.gz): one top folder `svc-<version>-<platform>`, which `fill` fills.
+ * Returns `name`.
+ */
+function packFolder(out: string, name: string, platform: Platform, fill: (folder: string) => void): string {
+  const stageDir = mkdtempSync(join(tmpdir(), "svc-archive-"));
+  try {
+    const folder = join(stageDir, `svc-${pkg.version}-${platform}`);
+    mkdirSync(folder);
+    fill(folder);
+    const archive = join(out, name);
     if (archive.endsWith(".zip")) run(["zip", "-qr9", archive, basename(folder)], { cwd: stageDir });
     else run(["tar", "-C", stageDir, "-czf", archive, basename(folder)]);
-    return archiveName(platform);
+    return name;
   } finally {
     rmSync(stageDir, { recursive: true, force: true });
   }
@@ -213,15 +218,14 @@ async function buildArchives(
   if (cuda) {
     if (!host.includes("linux-x64")) throw new Error("--cuda needs linux-x64, built on an x86-64 machine");
     const cudaRoot = cudaDebianRoot();
-    await withCheckoutIn(cudaRoot, () =>
+    const built = await withCheckoutIn(cudaRoot, () =>
       withEnv({ SVC_WHISPER_GPU: "cuda", CUDAHOSTCXX: "g++-11" }, () =>
         buildGpuAddons({ platform: "linux-x64", wrap: ["chroot", cudaRoot] }),
       ),
     );
-    if (!existsSync(join(repo, "build/whisper/linux-x64/cuda.node"))) {
-      throw new Error("the CUDA build was not made (its reason is printed above)");
-    }
-    console.log(`release: ${makeCudaArchive(out, cudaRoot)}`);
+    // Not whatever cuda.node an earlier build left: only one this build made or confirmed.
+    if (!built.cuda) throw new Error("the CUDA build was not made (its reason is printed above)");
+    console.log(`release: ${makeCudaArchive(out, cudaRoot, built.cuda)}`);
   }
   await buildConsole();
   const binaries = new Map<Platform, string>();
@@ -346,25 +350,23 @@ async function checkCuda(out: string, unpacked: string): Promise<void> {
   const dir = mkdtempSync(join(repo, "build", "release-try-cuda-"));
   try {
     cpSync(join(unpacked, `svc-${pkg.version}-linux-x64`), dir, { recursive: true });
-    const version = (wrap: string[]) =>
-      run([...wrap, "env", "SVC_WHISPER_DEVICE=cuda", join(dir, "svc"), "version"]);
-    const expectations: [string, string[], RegExp][] = [
-      ["this machine", [], /libcuda\.so\.1\) is not installed| on CUDA \d/],
-      [
-        "a root with NVIDIA's driver library and no GPU",
-        ["chroot", cudaDebianRoot()],
-        /no CUDA device is listed| on CUDA \d/,
-      ],
-    ];
-    for (const [label, wrap, expected] of expectations) {
-      const said =
-        wrap.length > 0 ? await withCheckoutIn(wrap[1] as string, async () => version(wrap)) : version(wrap);
-      const line = said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
+    const versionLine = (wrap: string[]) => {
+      const said = run([...wrap, "env", "SVC_WHISPER_DEVICE=cuda", join(dir, "svc"), "version"]);
+      return said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
+    };
+    const expect = (label: string, line: string, expected: RegExp) => {
       if (!expected.test(line)) throw new Error(`${cudaArchiveName()} on ${label}: ${line}`);
       console.log(
         `release: ${cudaArchiveName()} loads on ${label}: ${line.replace(/^.*cannot be used: /, "")}`,
       );
-    }
+    };
+    expect("this machine", versionLine([]), /libcuda\.so\.1\) is not installed| on CUDA \d/);
+    const root = cudaDebianRoot();
+    expect(
+      "a root with NVIDIA's driver library and no GPU",
+      await withCheckoutIn(root, async () => versionLine(["chroot", root])),
+      /no CUDA device is listed| on CUDA \d/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,5 +11,8 @@ export interface BuildOptions {
 }
 
 export function buildWhisperAddons(options?: BuildOptions): Promise<string>;
-/** Only the GPU builds (the release makes them in a Debian 12 root). */
-export function buildGpuAddons(options?: BuildOptions): Promise<void>;
+/**
+ * Only the GPU builds (the release makes them in a Debian 12 root); the path of each one made (or
+ * already there with the same inputs), by interface.
+ */
+export function buildGpuAddons(options?: BuildOptions): Promise<{ vulkan?: string; cuda?: string }>;

@@ -199,6 +199,7 @@ export async function buildWhisperAddons({
 /**
  * Only the GPU builds of `platform`, into `out/<platform>/`, made inside `wrap` (the release makes
  * them in a Debian 12 root: its CMake and Vulkan headers are new enough, Debian 11's are not).
+ * Answers the path of each build made (or already there with the same inputs) by interface.
  */
 export async function buildGpuAddons({
   platform = hostPlatform(),
@@ -207,16 +208,18 @@ export async function buildGpuAddons({
   log = console.log,
 } = {}) {
   const levels = variants[platform];
-  if (!levels) return;
-  await buildGpu({ platform, dir: path.join(out, platform), wrap, log, level: levels.at(-1) });
+  if (!levels) return {};
+  return await buildGpu({ platform, dir: path.join(out, platform), wrap, log, level: levels.at(-1) });
 }
 
 /**
  * The GPU builds (Vulkan; CUDA where a toolkit is installed), or one line each saying why there is
  * none: they never fail an install. SVC_WHISPER_GPU: `off` skips both, `vulkan` or `cuda` only that one.
+ * Answers the path of each build made, by interface: a file left by an earlier build is not one.
  */
 async function buildGpu({ platform, dir, wrap, log, level }) {
   const wanted = process.env.SVC_WHISPER_GPU ?? "";
+  const built = {};
   for (const api of ["vulkan", "cuda"]) {
     const name = apiName[api];
     const skip = (reason) => log(`svc: no ${name} build of whisper.cpp: ${reason}.`);
@@ -235,7 +238,9 @@ async function buildGpu({ platform, dir, wrap, log, level }) {
     const base = compileFlags(platform);
     const result = await buildGpuAddon({ api, platform, dir, cc, cxx, level, base, wrap, log });
     if (result.skipped) skip(result.skipped);
+    else built[api] = result.built;
   }
+  return built;
 }
 
 /** Flags every unit of a build gets, before its includes and its CPU level's own. */
