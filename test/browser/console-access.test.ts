@@ -151,7 +151,9 @@ describe("the console's login (Chromium)", () => {
     const revoke = page.getByRole("button", { name: `Revoke ${name}`, exact: true });
     await revoke.click();
     await page.getByText("To come back you will need an admin key").waitFor({ timeout: 10_000 });
-    // Staying is one key away, and the key is still there.
+    // Staying is one key away wherever the focus is, even still on the button that asked (a person
+    // quick with Escape), and the key is still there.
+    await revoke.focus();
     await page.keyboard.press("Escape");
     await page.getByText("To come back you will need an admin key").waitFor({ state: "detached" });
     // Focus goes back to the Revoke button that asked.
@@ -162,6 +164,10 @@ describe("the console's login (Chromium)", () => {
     await page.getByRole("button", { name: "Make an admin key first" }).click();
     const next = (await page.getByTestId("revealed-key").textContent())?.trim() ?? "";
     expect(next).toMatch(/^svck_/);
+    // A key shown once is not lost to a stray Escape.
+    await page.keyboard.press("Escape");
+    await page.getByRole("button", { name: `Revoke ${name} and log out` }).waitFor({ timeout: 1_000 });
+    expect(await page.getByTestId("revealed-key").isVisible()).toBe(true);
     await page.getByRole("button", { name: `Revoke ${name} and log out` }).click();
     await loginShown(page);
     // The revoked key is gone; the one just shown is the way back in.

@@ -1,6 +1,6 @@
 // Who may use svc: the switch that requires keys (stored; SVC_AUTH decides when set), the keys
 // (made here, shown once, revoked), and this browser's session.
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { AddDevice } from "../add-device.tsx";
 import { api, madeWhileOffWarning, rememberSessionCheck } from "../api.ts";
 import { refreshSession, type Session, useSession } from "../session.ts";
@@ -260,18 +260,27 @@ function Keys(props: { session: Session }) {
 function WayBack(props: { leaveLabel: string; busy: boolean; onLeave(): void; onStay(): void }) {
   const [spare, setSpare] = useState<{ name: string; key: string }>();
   const makeSpare = useAction();
-  // The keyboard lands in the question (and Escape, Stay logged in, works from there).
+  // The keyboard lands in the question before it is painted.
   const first = useRef<HTMLButtonElement>(null);
-  useEffect(() => first.current?.focus(), []);
+  useLayoutEffect(() => first.current?.focus(), []);
+  // Escape is "Stay logged in" wherever the focus is: a person who presses it at once, while the
+  // focus is still on the button that asked, stays too. Not while a new key is on show (it is shown
+  // once), nor for an Escape something else took (an armed confirmation, the "?" sheet).
+  const stay = useRef(props.onStay);
+  stay.current = props.onStay;
+  useEffect(() => {
+    if (spare) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return;
+      if (event.target instanceof Element && event.target.closest("dialog[open]")) return;
+      event.preventDefault();
+      stay.current();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, [spare]);
   return (
-    <div
-      class="notice stack"
-      role="alert"
-      // Escape is "Stay logged in".
-      onKeyDown={(event) => {
-        if (event.key === "Escape") props.onStay();
-      }}
-    >
+    <div class="notice stack" role="alert">
       <p>
         To come back you will need an admin key. If you have none written down, make one now: it is shown
         once. Without one, only <code>svc keys create --name NAME --role admin</code> on svc's machine lets
