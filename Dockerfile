@@ -39,9 +39,10 @@ RUN SVC_COMMIT=$SVC_COMMIT npx bun scripts/build.ts --outfile /out/svc && /out/s
 
 FROM ${SVC_RUNTIME_BASE}
 # The Vulkan loader (libvulkan1, about 1 MB) lets the Vulkan build find a GPU's driver: NVIDIA's
-# container toolkit brings its own (--gpus all); Intel's and AMD's come from Mesa, which this slim
-# image leaves out: --build-arg SVC_GPU_DRIVERS=mesa-vulkan-drivers adds it (about 100 MB), then run
-# with --device /dev/dri.
+# container toolkit brings its own (--gpus all), Vulkan's part of it only for an image that asks for
+# the graphics capability (NVIDIA_DRIVER_CAPABILITIES below; its default is compute and utility);
+# Intel's and AMD's come from Mesa, which this slim image leaves out: --build-arg
+# SVC_GPU_DRIVERS=mesa-vulkan-drivers adds it (about 100 MB), then run with --device /dev/dri.
 ARG SVC_GPU_DRIVERS=
 RUN apt-get update \
  && apt-get install -y --no-install-recommends ca-certificates libpocketsphinx3 pocketsphinx-en-us \
@@ -56,7 +57,8 @@ COPY --from=binary /out/svc /usr/local/bin/svc
 ENV SVC_DB_PATH=/data/svc.db \
     HOST=0.0.0.0 \
     PORT=4649 \
-    SVC_ENV=production
+    SVC_ENV=production \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility,graphics
 USER svc
 WORKDIR /data
 VOLUME /data

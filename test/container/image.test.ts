@@ -144,6 +144,11 @@ describe("the container image", () => {
     expect(Object.keys(config?.Config.ExposedPorts ?? {})).toEqual(["4649/tcp"]);
     expect(config?.Healthcheck?.Test).toEqual(["CMD", "/usr/local/bin/svc", "healthcheck"]);
     expect(config?.Config.Env).toContain("SVC_DB_PATH=/data/svc.db");
+    // NVIDIA's container toolkit mounts its Vulkan driver (the ICD and libnvidia-gl) into a container
+    // that asks for graphics; without it `--gpus all` gives CUDA's libraries alone, which the Vulkan
+    // build cannot use.
+    const capabilities = config?.Config.Env.find((entry) => entry.startsWith("NVIDIA_DRIVER_CAPABILITIES="));
+    expect(capabilities?.split("=")[1]?.split(",").sort()).toEqual(["compute", "graphics", "utility"]);
   });
 
   test("starts as uid 10001, passes its health check, and does not log passing checks", async () => {
