@@ -4,6 +4,7 @@
 //   svc-<version>-darwin-arm64.tar.gz  svc-<version>-windows-x64.zip
 //   svc-<version>-image.oci.tar        one multi-arch image (linux/amd64, linux/arm64)
 //   SHA256SUMS
+// and with --cuda: svc-<version>-linux-x64-cuda.tar.gz and svc-<version>-image-cuda.oci.tar.
 //
 // Linux binaries embed whisper.cpp compiled in Debian 11 (glibc 2.31), so they run on Debian 11,
 // Ubuntu 20.04 and everything newer; the binary for the release machine's own platform also embeds
@@ -14,8 +15,8 @@
 //
 // Needs root on Debian or Ubuntu with debootstrap, podman, qemu-user-static and zip (the same
 // packages the tests install). Options: --platforms linux-x64,… (a subset), --no-image, --out DIR,
-// --cuda (also svc-<version>-linux-x64-cuda.tar.gz: whisper.cpp with CUDA, made in a Debian 12 root
-// with Debian's non-free CUDA toolkit; hours on two cores, see SVC_CUDA_ARCHITECTURES).
+// --cuda (also whisper.cpp with CUDA, made in a Debian 12 root with Debian's non-free CUDA toolkit:
+// its download and the linux/amd64 image with it; hours on two cores, see SVC_CUDA_ARCHITECTURES).
 // .github/workflows/release.yml runs this on a tag and uploads dist/release/.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -124,15 +125,26 @@ export const cudaArchiveName = () => `svc-${pkg.version}-linux-x64-cuda.tar.gz`;
  * The CUDA download: `svc-<version>-linux-x64/svc-cuda/` with cuda.node and the runtime libraries,
  * so that unpacking it where the linux-x64 archive was unpacked puts it beside the binary.
  */
-function makeCudaArchive(out: string, root: string, build: string): string {
-  return packFolder(out, cudaArchiveName(), "linux-x64", (top) => {
-    const folder = join(top, "svc-cuda");
-    mkdirSync(folder);
-    cpSync(build, join(folder, "cuda.node"));
-    for (const library of CUDA_LIBRARIES) {
-      cpSync(join(root, "usr/lib/x86_64-linux-gnu", library), join(folder, library), { dereference: true });
-    }
-  });
+function makeCudaArchive(out: string, cuda: CudaBuild): string {
+  return packFolder(out, cudaArchiveName(), "linux-x64", (top) => stageCudaFolder(top, cuda));
+}
+
+/** The CUDA build this release made, and the root whose toolkit made it (its runtime libraries). */
+interface CudaBuild {
+  root: string;
+  addon: string;
+}
+
+/** `<beside>/svc-cuda/`: cuda.node and the CUDA runtime libraries it loads through its $ORIGIN. */
+function stageCudaFolder(beside: string, cuda: CudaBuild): void {
+  const folder = join(beside, "svc-cuda");
+  mkdirSync(folder);
+  cpSync(cuda.addon, join(folder, "cuda.node"));
+  for (const library of CUDA_LIBRARIES) {
+    cpSync(join(cuda.root, "usr/lib/x86_64-linux-gnu", library), join(folder, library), {
+      dereference: true,
+    });
+  }
 }
 
 /** Runs `work` with `env` set, then puts the variables back as they were. */
@@ -200,8 +212,8 @@ async function buildArchives(
   wanted: Platform[],
   out: string,
   work: string,
-  cuda: boolean,
-): Promise<Map<Platform, string>> {
+  withCuda: boolean,
+): Promise<{ binaries: Map<Platform, string>; cuda?: CudaBuild }> {
   const linux = wanted.filter((platform) => platform.startsWith("linux-"));
   const root = oldDebianRoot();
   await withCheckoutIn(root, async () => {
@@ -215,7 +227,8 @@ async function buildArchives(
       for (const platform of host) await buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] });
     });
   }
-  if (cuda) {
+  let cuda: CudaBuild | undefined;
+  if (withCuda) {
     if (!host.includes("linux-x64")) throw new Error("--cuda needs linux-x64, built on an x86-64 machine");
     const cudaRoot = cudaDebianRoot();
     const built = await withCheckoutIn(cudaRoot, () =>
@@ -225,7 +238,8 @@ async function buildArchives(
     );
     // Not whatever cuda.node an earlier build left: only one this build made or confirmed.
     if (!built.cuda) throw new Error("the CUDA build was not made (its reason is printed above)");
-    console.log(`release: ${makeCudaArchive(out, cudaRoot, built.cuda)}`);
+    cuda = { root: cudaRoot, addon: built.cuda };
+    console.log(`release: ${makeCudaArchive(out, cuda)}`);
   }
   await buildConsole();
   const binaries = new Map<Platform, string>();
@@ -235,7 +249,7 @@ async function buildArchives(
     binaries.set(platform, binary);
     console.log(`release: ${makeArchive(platform, binary, out)}`);
   }
-  return binaries;
+  return { binaries, cuda };
 }
 
 /** One image per architecture from the release's own binaries, joined into one multi-arch OCI archive. */
@@ -269,9 +283,44 @@ function buildImage(binaries: Map<Platform, string>, out: string, work: string):
     ]);
     run(["podman", "manifest", "add", name, `containers-storage:${name}-${arch}`]);
   }
-  const archive = join(out, `svc-${pkg.version}-image.oci.tar`);
+  const archive = join(out, imageArchiveName());
   rmSync(archive, { force: true });
   run(["podman", "manifest", "push", "--all", name, `oci-archive:${archive}:svc:${pkg.version}`]);
+  return archive;
+}
+
+const imageArchiveName = (variant = "") => `svc-${pkg.version}-image${variant}.oci.tar`;
+
+/**
+ * `svc-<version>-image-cuda.oci.tar`, tagged `svc:<version>-cuda`: the linux/amd64 image with
+ * svc-cuda/ beside its binary, for NVIDIA cards through the container toolkit (its driver comes in
+ * with --gpus all; the image already asks for compute). A layer over the image buildImage made, so
+ * the two differ in that folder alone.
+ */
+function buildCudaImage(cuda: CudaBuild, out: string, work: string): string {
+  const base = `localhost/svc-release:${pkg.version}-amd64`;
+  const context = join(work, "image-cuda");
+  mkdirSync(context, { recursive: true });
+  stageCudaFolder(context, cuda);
+  writeFileSync(join(context, "Containerfile"), `FROM ${base}\nCOPY svc-cuda /usr/local/bin/svc-cuda\n`);
+  console.log("release: image for linux/amd64 with CUDA");
+  const name = `localhost/svc-release:${pkg.version}-cuda`;
+  run([
+    "podman",
+    "build",
+    "--format=docker",
+    "--platform=linux/amd64",
+    "--pull=never",
+    "-t",
+    name,
+    "-f",
+    join(context, "Containerfile"),
+    context,
+  ]);
+  const archive = join(out, imageArchiveName("-cuda"));
+  rmSync(archive, { force: true });
+  run(["podman", "push", name, `oci-archive:${archive}:svc:${pkg.version}-cuda`]);
+  run(["podman", "rmi", "-f", name]);
   return archive;
 }
 
@@ -285,12 +334,7 @@ export function writeSums(out: string, files: string[]): void {
 }
 
 /** Each download tried as a person would, before anything is published. */
-async function check(
-  out: string,
-  wanted: Platform[],
-  image: string | undefined,
-  work: string,
-): Promise<void> {
+async function check(out: string, wanted: Platform[], images: string[], work: string): Promise<void> {
   console.log(run(["sha256sum", "-c", "SHA256SUMS"], { cwd: out }).trim());
   const unpacked = join(work, "unpacked");
   mkdirSync(unpacked, { recursive: true });
@@ -336,7 +380,7 @@ async function check(
     }
   }
   if (existsSync(join(out, cudaArchiveName()))) await checkCuda(out, unpacked);
-  if (image) await checkImage(image);
+  for (const image of images) await checkImage(image);
 }
 
 /**
@@ -372,9 +416,23 @@ async function checkCuda(out: string, unpacked: string): Promise<void> {
   }
 }
 
-/** The image loads from the archive and dictates with the sphinx it carries. */
+/**
+ * The image loads from the archive and dictates with the sphinx it carries; the CUDA image's build
+ * finds its runtime libraries and names NVIDIA's driver as missing (no --gpus here).
+ */
 async function checkImage(archive: string): Promise<void> {
   const id = run(["podman", "pull", "--quiet", `oci-archive:${archive}`]).trim();
+  if (basename(archive) === imageArchiveName("-cuda")) {
+    const said = run(["podman", "run", "--rm", "-e", "SVC_WHISPER_DEVICE=cuda", id, "version"]);
+    const line = said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
+    if (!/libcuda\.so\.1\) is not installed/.test(line)) {
+      Bun.spawnSync(["podman", "rmi", "-f", id]);
+      throw new Error(`${basename(archive)}: ${line}`);
+    }
+    console.log(
+      `release: ${basename(archive)} loads its CUDA build: ${line.replace(/^.*cannot be used: /, "")}`,
+    );
+  }
   const container = run(["podman", "run", "-d", "--rm", "-p", "127.0.0.1::4649", id]).trim();
   try {
     const url = `http://${run(["podman", "port", container, "4649"]).trim()}`;
@@ -400,7 +458,7 @@ async function checkImage(archive: string): Promise<void> {
     const text = String(((await answer.json()) as { text?: unknown }).text).toLowerCase();
     if (!text.includes("go forward"))
       throw new Error(`the image from the archive answered ${answer.status}: ${text}`);
-    console.log("release: the image from the archive transcribes with sphinx");
+    console.log(`release: ${basename(archive)} transcribes with sphinx`);
   } finally {
     Bun.spawnSync(["podman", "rm", "-f", container]);
     Bun.spawnSync(["podman", "rmi", "-f", id]);
@@ -433,14 +491,18 @@ if (import.meta.main) {
     console.log(`release: svc ${pkg.version} (commit ${commitId()}) into ${out}`);
     const chosen = wanted as Platform[];
     const cuda = values.cuda === true;
-    const binaries = await buildArchives(chosen, out, work, cuda);
-    const image = values["no-image"] ? undefined : buildImage(binaries, out, work);
+    const built = await buildArchives(chosen, out, work, cuda);
+    const images: string[] = [];
+    if (!values["no-image"]) {
+      images.push(buildImage(built.binaries, out, work));
+      if (built.cuda) images.push(buildCudaImage(built.cuda, out, work));
+    }
     writeSums(out, [
       ...chosen.map(archiveName),
       ...(cuda ? [cudaArchiveName()] : []),
-      ...(image ? [basename(image)] : []),
+      ...images.map((image) => basename(image)),
     ]);
-    await check(out, chosen, image, work);
+    await check(out, chosen, images, work);
     console.log(`release: done; ${out}/SHA256SUMS lists what to publish`);
   } finally {
     rmSync(work, { recursive: true, force: true });
