@@ -4,7 +4,11 @@
 // synthetic model. Beside each GPU row, whisper.cpp's own whisper-cli built from the same 1.9.1 source
 // on the same device: svc's own cost is the ratio (target ≤ 1.05).
 //
-//   bun run bench devices                  synthetic base.en shape (BENCH_SHAPE=tiny.en for a quicker run)
+//   bun run bench devices                  synthetic base.en shape
+//   BENCH_SHAPE=large-v3-turbo bun run bench devices
+//                                          tiny.en, base.en, small or large-v3-turbo (1.6 GB, written once)
+//   BENCH_DEVICES=cpu,cuda bun run bench devices
+//                                          only these rows: cpu, vulkan (every device), vulkan:N, cuda
 //   BENCH_RUNS=5 bun run bench devices     runs per row (median)
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -24,6 +28,9 @@ const root = resolve(import.meta.dir, "../..");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const shape = (process.env.BENCH_SHAPE ?? "base.en") as SyntheticPreset;
 const threads = Math.min(4, availableParallelism());
+/** The rows asked for (BENCH_DEVICES), or every one; the CPU build's row is always measured (the × column). */
+const asked = process.env.BENCH_DEVICES?.split(",").map((name) => name.trim());
+const wanted = (row: string) => !asked || asked.includes(row) || asked.includes(row.replace(/:\d+$/, ""));
 const SECONDS = 5;
 // svc's audio_ctx for a 5 s clip (audioCtxFor), and whisper-cli's -ac with it.
 const AUDIO_CTX = 288;
@@ -86,11 +93,11 @@ function vulkanDevices(): GpuDevice[] {
 }
 
 /**
- * whisper.cpp's own whisper-cli from the same 1.9.1 source and CMake folder as svc's Vulkan build
+ * whisper.cpp's own whisper-cli from the same 1.9.1 source and CMake folder as svc's build for `api`
  * (scripts/whisper-gpu.mjs): its examples are switched on and only the tool is compiled.
  */
-function whisperCli(): string | undefined {
-  const cmakeDir = join(root, "build/whisper", hostPlatform(), "vulkan-cmake");
+function whisperCli(api: "vulkan" | "cuda"): string | undefined {
+  const cmakeDir = join(root, "build/whisper", hostPlatform(), `${api}-cmake`);
   const cli = join(cmakeDir, "bin/whisper-cli");
   if (existsSync(cli)) return cli;
   if (!existsSync(join(cmakeDir, "CMakeCache.txt"))) return undefined;
@@ -135,7 +142,7 @@ export async function run(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), "svc-bench-devices-"));
   const wav = join(work, "clip.wav");
   writeFileSync(wav, encodeWav(speech(SECONDS), 16_000));
-  const cli = whisperCli();
+  const cli = whisperCli("vulkan");
   const rows: (string | number)[][] = [
     ["where", "svc ms", "whisper-cli ms", "svc ÷ whisper-cli", "× CPU build"],
   ];
@@ -152,7 +159,7 @@ export async function run(): Promise<void> {
     typeof cliCpu === "number" ? fmt(cpuMs / cliCpu, 2) : "",
     "1.00",
   ]);
-  for (const device of vulkanDevices()) {
+  for (const device of vulkanDevices().filter((listed) => wanted(`vulkan:${listed.index}`))) {
     const env: Record<string, string> = {
       GGML_VK_VISIBLE_DEVICES: String(device.index),
       ...(device.type === "cpu" ? cpuTypeSwitches : {}),
@@ -172,13 +179,23 @@ export async function run(): Promise<void> {
       fmt(cpuMs / svc.ms, 2),
     ]);
   }
-  if (existsSync(join(root, "build/whisper", hostPlatform(), "cuda.node"))) {
+  if (!wanted("cuda")) {
+    // Not asked for.
+  } else if (existsSync(join(root, "build/whisper", hostPlatform(), "cuda.node"))) {
     const svc = inChild("cuda", model);
-    rows.push(
-      typeof svc === "string"
-        ? ["CUDA", svc, "", "", ""]
-        : [`CUDA: ${svc.device}`, fmt(svc.ms, 0), "", "", fmt(cpuMs / svc.ms, 2)],
-    );
+    if (typeof svc === "string") rows.push(["CUDA", svc, "", "", ""]);
+    else {
+      // Built only where svc's CUDA build ran: its CMake folder is this machine's then.
+      const cudaCli = whisperCli("cuda");
+      const own = cudaCli ? cliMs(cudaCli, model, wav, {}) : "whisper-cli not built";
+      rows.push([
+        `CUDA: ${svc.device}`,
+        fmt(svc.ms, 0),
+        typeof own === "number" ? fmt(own, 0) : own,
+        typeof own === "number" ? fmt(svc.ms / own, 2) : "",
+        fmt(cpuMs / svc.ms, 2),
+      ]);
+    }
   } else {
     rows.push(["CUDA", "no cuda.node here (needs a CUDA toolkit with cuBLAS at npm install)", "", "", ""]);
   }

@@ -5,7 +5,13 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export type SyntheticPreset = "micro" | "micro-multilingual" | "tiny.en" | "base.en";
+export type SyntheticPreset =
+  | "micro"
+  | "micro-multilingual"
+  | "tiny.en"
+  | "base.en"
+  | "small"
+  | "large-v3-turbo";
 
 const PRESETS: Record<SyntheticPreset, SyntheticShape> = {
   micro: { state: 64, heads: 1, layers: 1 },
@@ -13,11 +19,14 @@ const PRESETS: Record<SyntheticPreset, SyntheticShape> = {
   "micro-multilingual": { state: 64, heads: 1, layers: 1, multilingual: true },
   "tiny.en": { state: 384, heads: 6, layers: 4 },
   "base.en": { state: 512, heads: 8, layers: 6 },
+  // The benchmarks' larger shapes (bun run bench devices): small is 488 MB, large-v3-turbo 1.6 GB, its
+  // 32 encoder layers and 4 decoder layers reading 128 mels, with v3's vocabulary (51866).
+  small: { state: 768, heads: 12, layers: 12, multilingual: true },
+  "large-v3-turbo": { state: 1280, heads: 20, layers: 32, decoderLayers: 4, mels: 128, vocab: 51866 },
 };
 const N_VOCAB = 51864;
 const N_VOCAB_MULTILINGUAL = 51865;
 const BASE_TOKENS = 50256;
-const MELS = 80;
 const F32_NAMES = new Set([
   "encoder.conv1.bias",
   "encoder.conv2.bias",
@@ -44,22 +53,33 @@ function randomPools(size: number, firstSeed: number): { f16: Uint16Array; f32: 
   return { f16, f32 };
 }
 
-/** The shape of a synthetic model: width, heads, layers, and how many vocabulary tokens it lists. */
+/**
+ * The shape of a synthetic model: width, heads, layers, and how many vocabulary tokens it lists.
+ * scripts/bench/gpu/synthetic-model.c writes the same bytes for machines without Bun.
+ */
 export interface SyntheticShape {
   state: number;
   heads: number;
+  /** The encoder's layers, and the decoder's unless decoderLayers says otherwise. */
   layers: number;
+  decoderLayers?: number;
+  /** 80 (default) or 128 (large-v3 and its turbo). */
+  mels?: number;
   /** 256 (the single bytes) up to 50256; whisper.cpp fills the rest of n_vocab itself. */
   tokens?: number;
   /** Varies the weights, so two files of one shape have different bytes. */
   seed?: number;
   /** A multilingual vocabulary size (the model can translate); default English-only. */
   multilingual?: boolean;
+  /** n_vocab itself (51866 for v3), over what multilingual says. */
+  vocab?: number;
 }
 
 /** Emits a synthetic model's bytes, in order, to `write`. */
 function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) => void): void {
   const { state: S, heads: H, layers: L } = shape;
+  const decoderLayers = shape.decoderLayers ?? L;
+  const MELS = shape.mels ?? 80;
   const pool = randomPools(1 << 18, shape.seed ?? 1);
   const ones = new Float32Array(pool.f32.length).fill(1);
   const zeros = new Float32Array(pool.f32.length);
@@ -102,8 +122,8 @@ function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) =>
     }
   };
   const tokens = shape.tokens ?? BASE_TOKENS;
-  const vocab = shape.multilingual ? N_VOCAB_MULTILINGUAL : N_VOCAB;
-  i32(0x67676d6c, vocab, 1500, S, H, L, 448, S, H, L, MELS, 1);
+  const vocab = shape.vocab ?? (shape.multilingual ? N_VOCAB_MULTILINGUAL : N_VOCAB);
+  i32(0x67676d6c, vocab, 1500, S, H, L, 448, S, H, decoderLayers, MELS, 1);
   i32(MELS, 201);
   bytes(new Float32Array(MELS * 201).fill(0.001));
   i32(tokens);
@@ -123,7 +143,7 @@ function emitSyntheticModel(shape: SyntheticShape, write: (chunk: Uint8Array) =>
   norm("encoder.ln_post");
   tensor("decoder.positional_embedding", [448, S]);
   tensor("decoder.token_embedding.weight", [vocab, S]);
-  for (let l = 0; l < L; l++) block(`decoder.blocks.${l}`, true);
+  for (let l = 0; l < decoderLayers; l++) block(`decoder.blocks.${l}`, true);
   norm("decoder.ln");
 }
 

@@ -1,10 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { validateWhisperModel } from "../../../../src/dictation/engines/whisper/ggml-model.ts";
 import { AppError } from "../../../../src/errors.ts";
-import { syntheticModel } from "../../../helpers/synthetic-model.ts";
+import { syntheticModel, syntheticModelBytes } from "../../../helpers/synthetic-model.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-ggml-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,6 +16,9 @@ const firstName = Buffer.from(good).indexOf("encoder.positional_embedding");
 const VOCAB_START = 48 + 8 + 80 * 201 * 4 + 4;
 /** decoder.ln.bias, the last tensor: 3 ints, 1 dim, 15-byte name, 64 float32. */
 const LAST_TENSOR_BYTES = 12 + 4 + 15 + 64 * 4;
+
+/** large-v3-turbo's layout (encoder and decoder depth, mels, vocabulary) 64 wide. */
+const V3_LAYOUT = { state: 64, heads: 1, layers: 32, decoderLayers: 4, mels: 128, vocab: 51866 };
 
 /** An edit changes the copy in place, or returns a replacement. */
 type Edit = (bytes: Uint8Array) => Uint8Array | undefined;
@@ -49,6 +53,37 @@ describe("validateWhisperModel", () => {
 
   test("recognises the base.en layout", () => {
     expect(validateWhisperModel(syntheticModel("base.en"))).toMatchObject({ size: "base", nState: 512 });
+  });
+
+  test("reads large-v3-turbo's layout: 128 mels, 4 decoder layers under 32, v3's vocabulary", () => {
+    // The layout of the benchmarks' large-v3-turbo preset at a width that is written in milliseconds.
+    const path = join(dir, "v3-layout.bin");
+    writeFileSync(path, syntheticModelBytes(V3_LAYOUT));
+    expect(validateWhisperModel(path)).toMatchObject({
+      size: "large",
+      nMels: 128,
+      nAudioLayer: 32,
+      nTextLayer: 4,
+      nVocab: 51866,
+      multilingual: true,
+    });
+  });
+
+  test("the GPU machine's C writer (scripts/bench/gpu) writes the tests' bytes, shape for shape", () => {
+    // Figures measured with whisper.cpp's own tools on a machine without Bun used that writer: they
+    // compare with svc's only if both load the same model.
+    const writer = join(dir, "synthetic-model");
+    const source = resolve(import.meta.dir, "../../../../scripts/bench/gpu/synthetic-model.c");
+    const compiled = spawnSync("cc", ["-O2", "-o", writer, source], { encoding: "utf8" });
+    expect(compiled.stderr).toBe("");
+    for (const [name, shape, args] of [
+      ["micro", { state: 64, heads: 1, layers: 1 }, "64 1 1 1 80 51864"],
+      ["v3-layout", V3_LAYOUT, "64 1 32 4 128 51866"],
+    ] as const) {
+      const path = join(dir, `${name}-from-c.bin`);
+      expect(spawnSync(writer, [path, ...args.split(" ")]).status).toBe(0);
+      expect(Buffer.from(readFileSync(path)).equals(Buffer.from(syntheticModelBytes(shape)))).toBe(true);
+    }
   });
 
   const corrupt: [string, Edit, RegExp][] = [
