@@ -217,7 +217,8 @@ async function buildArchives(
   const linux = wanted.filter((platform) => platform.startsWith("linux-"));
   const root = oldDebianRoot();
   await withCheckoutIn(root, async () => {
-    for (const platform of linux) await buildWhisperAddons({ platform, wrap: ["chroot", root] });
+    // Only the CPU builds here: Debian 11's CMake is too old for a GPU build, made below in Debian 12.
+    for (const platform of linux) await buildWhisperAddons({ platform, wrap: ["chroot", root], gpu: false });
   });
   // The Vulkan build for this machine's own platform (a GPU build is made only on its platform).
   const host = linux.filter((platform) => platform === hostPlatform());

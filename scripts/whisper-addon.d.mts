@@ -10,7 +10,8 @@ export interface BuildOptions {
   log?: (line: string) => void;
 }
 
-export function buildWhisperAddons(options?: BuildOptions): Promise<string>;
+/** The CPU builds, then the GPU builds unless `gpu` is false; the folder they are in. */
+export function buildWhisperAddons(options?: BuildOptions & { gpu?: boolean }): Promise<string>;
 /**
  * Only the GPU builds (the release makes them in a Debian 12 root); the path of each one made (or
  * already there with the same inputs), by interface.

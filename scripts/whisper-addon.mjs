@@ -181,18 +181,20 @@ function buildKey(platform, cc, cxx) {
 
 /**
  * Compiles every level of `platform` into `out/<platform>/<level>.node` plus `cpu-features.node`,
- * then the GPU build where this machine can make it (scripts/whisper-gpu.mjs), each unless a build
- * with the same inputs is already there. Returns the folder.
+ * then (unless `gpu` is false: the release makes those in a root of their own) the GPU build where
+ * this machine can make it (scripts/whisper-gpu.mjs), each unless a build with the same inputs is
+ * already there. Returns the folder.
  */
 export async function buildWhisperAddons({
   platform = hostPlatform(),
   out = defaultOut,
   wrap = [],
   log = console.log,
+  gpu = true,
 } = {}) {
   const dir = await buildCpuLevels({ platform, out, wrap, log });
   const levels = variants[platform];
-  if (levels) await buildGpu({ platform, dir, wrap, log, level: levels.at(-1) });
+  if (levels && gpu) await buildGpu({ platform, dir, wrap, log, level: levels.at(-1) });
   return dir;
 }
 
