@@ -132,7 +132,7 @@ function hintFor(reason: string): string {
     return "The CUDA build needs NVIDIA's driver (libcuda.so.1) and svc's CUDA download unpacked beside the svc binary (svc-cuda/), or from source `npm install` on a machine with a CUDA toolkit; in a container, pass the card in (--gpus all with the NVIDIA container toolkit). Or set SVC_WHISPER_DEVICE=auto (a GPU when one can be used, else the CPU), vulkan or cpu.";
   }
   if (/^Vulkan/.test(reason)) {
-    return "The Vulkan build needs the Vulkan loader (libvulkan1) and the graphics card's Vulkan driver (Mesa's mesa-vulkan-drivers, or NVIDIA's driver); in a container, pass the card in (--device /dev/dri). Or set SVC_WHISPER_DEVICE=auto (a GPU when one can be used, else the CPU) or cpu.";
+    return "The Vulkan build needs the Vulkan loader (libvulkan1) and the graphics card's Vulkan driver (Mesa's mesa-vulkan-drivers, or NVIDIA's driver); in a container, pass the card in (--device /dev/dri; NVIDIA: --gpus all). Or set SVC_WHISPER_DEVICE=auto (a GPU when one can be used, else the CPU) or cpu.";
   }
   if (/no whisper\.cpp build/.test(reason)) {
     return "Use the remote engine (stt_engine=remote), or sphinx on Linux.";

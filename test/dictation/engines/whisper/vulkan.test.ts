@@ -159,6 +159,9 @@ describe("whisper on Vulkan (lavapipe)", () => {
       const { error } = (await answer.json()) as { error: { code: string; message: string } };
       expect(error.code).toBe("engine_unavailable");
       expect(error.message).toContain("Vulkan");
+      // In words, not the loader's result code.
+      expect(error.message).toContain("no Vulkan driver is installed for any card here");
+      expect(error.message).not.toContain("VkResult");
       expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     } finally {
       await server.stop();
