@@ -144,10 +144,7 @@ export function probeGpuDevices(api: GpuApi): Listed {
   try {
     return { devices: devicesOf(api, addon) };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // VK_ERROR_INCOMPATIBLE_DRIVER: the loader is there and found no driver (ICD) for any card.
-    if (/VkResult -9\)/.test(message)) return { reason: "no Vulkan driver is installed for any card here" };
-    return { reason: message };
+    return { reason: error instanceof Error ? error.message : String(error) };
   }
 }
 

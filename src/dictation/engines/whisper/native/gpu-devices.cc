@@ -52,9 +52,11 @@ static Napi::Value VulkanDevices(const Napi::CallbackInfo &info) {
     VkInstance instance = VK_NULL_HANDLE;
     VkResult   result = vkCreateInstance(&create, nullptr, &instance);
     if (result != VK_SUCCESS) {
-        // VK_ERROR_INCOMPATIBLE_DRIVER (-9): the loader found no driver (ICD) it could use.
-        Napi::Error::New(env, "no Vulkan driver could be used (vkCreateInstance answered VkResult " +
-                                  std::to_string(result) + ")")
+        // VK_ERROR_INCOMPATIBLE_DRIVER: the loader found no driver (ICD) for any card; said in words.
+        Napi::Error::New(env, result == VK_ERROR_INCOMPATIBLE_DRIVER
+                                  ? std::string("no Vulkan driver is installed for any card here")
+                                  : "no Vulkan driver could be used (vkCreateInstance answered VkResult " +
+                                        std::to_string(result) + ")")
             .ThrowAsJavaScriptException();
         return env.Null();
     }
