@@ -10,6 +10,7 @@ export type SyntheticPreset =
   | "micro-multilingual"
   | "tiny.en"
   | "base.en"
+  | "micro-v3"
   | "small"
   | "large-v3-turbo";
 
@@ -19,6 +20,8 @@ const PRESETS: Record<SyntheticPreset, SyntheticShape> = {
   "micro-multilingual": { state: 64, heads: 1, layers: 1, multilingual: true },
   "tiny.en": { state: 384, heads: 6, layers: 4 },
   "base.en": { state: 512, heads: 8, layers: 6 },
+  // large-v3-turbo's layout (32 encoder and 4 decoder layers, 128 mels, v3's vocabulary) 64 wide.
+  "micro-v3": { state: 64, heads: 1, layers: 32, decoderLayers: 4, mels: 128, vocab: 51866 },
   // The benchmarks' larger shapes (bun run bench devices): small is 488 MB, large-v3-turbo 1.6 GB, its
   // 32 encoder layers and 4 decoder layers reading 128 mels, with v3's vocabulary (51866).
   small: { state: 768, heads: 12, layers: 12, multilingual: true },

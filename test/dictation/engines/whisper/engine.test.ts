@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadWhisperAddon } from "../../../../src/dictation/engines/whisper/binding.ts";
 import { createWhisperEngine, type WhisperEngine } from "../../../../src/dictation/engines/whisper/engine.ts";
 import { rejection } from "../../../helpers/errors.ts";
-import { syntheticModel, syntheticModelBytes } from "../../../helpers/synthetic-model.ts";
+import { syntheticModel } from "../../../helpers/synthetic-model.ts";
 
 // Synthetic weights: transcripts are gibberish, so these tests assert structure and behaviour only.
 const micro = syntheticModel("micro");
@@ -187,13 +187,7 @@ describe("whisper engine", () => {
   test("a large-v3-turbo layout (128 mels, 4 decoder layers under 32) loads and transcribes", async () => {
     // The benchmarks' large-v3-turbo preset at a width that loads in a moment: svc's CPU builds read the
     // v3 mel count and vocabulary and the turbo's shallow decoder as whisper.cpp's own tools do.
-    const dir = mkdtempSync(join(tmpdir(), "svc-whisper-v3-"));
-    const path = join(dir, "v3.bin");
-    writeFileSync(
-      path,
-      syntheticModelBytes({ state: 64, heads: 1, layers: 32, decoderLayers: 4, mels: 128, vocab: 51866 }),
-    );
-    const v3 = await createWhisperEngine({ modelPath: path, threads: 1, ...quick });
+    const v3 = await createWhisperEngine({ modelPath: syntheticModel("micro-v3"), threads: 1, ...quick });
     try {
       expect(v3.model).toMatchObject({ nMels: 128, nAudioLayer: 32, nTextLayer: 4, multilingual: true });
       const result = await v3.transcribe(tone(2), { language: "de" });
@@ -201,7 +195,6 @@ describe("whisper engine", () => {
       expect(result.language).toBe("de");
     } finally {
       await v3.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 

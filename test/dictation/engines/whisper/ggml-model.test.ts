@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { validateWhisperModel } from "../../../../src/dictation/engines/whisper/ggml-model.ts";
 import { AppError } from "../../../../src/errors.ts";
-import { syntheticModel, syntheticModelBytes } from "../../../helpers/synthetic-model.ts";
+import { syntheticModel } from "../../../helpers/synthetic-model.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "svc-ggml-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -16,9 +16,6 @@ const firstName = Buffer.from(good).indexOf("encoder.positional_embedding");
 const VOCAB_START = 48 + 8 + 80 * 201 * 4 + 4;
 /** decoder.ln.bias, the last tensor: 3 ints, 1 dim, 15-byte name, 64 float32. */
 const LAST_TENSOR_BYTES = 12 + 4 + 15 + 64 * 4;
-
-/** large-v3-turbo's layout (encoder and decoder depth, mels, vocabulary) 64 wide. */
-const V3_LAYOUT = { state: 64, heads: 1, layers: 32, decoderLayers: 4, mels: 128, vocab: 51866 };
 
 /** An edit changes the copy in place, or returns a replacement. */
 type Edit = (bytes: Uint8Array) => Uint8Array | undefined;
@@ -57,9 +54,7 @@ describe("validateWhisperModel", () => {
 
   test("reads large-v3-turbo's layout: 128 mels, 4 decoder layers under 32, v3's vocabulary", () => {
     // The layout of the benchmarks' large-v3-turbo preset at a width that is written in milliseconds.
-    const path = join(dir, "v3-layout.bin");
-    writeFileSync(path, syntheticModelBytes(V3_LAYOUT));
-    expect(validateWhisperModel(path)).toMatchObject({
+    expect(validateWhisperModel(syntheticModel("micro-v3"))).toMatchObject({
       size: "large",
       nMels: 128,
       nAudioLayer: 32,
@@ -76,13 +71,13 @@ describe("validateWhisperModel", () => {
     const source = resolve(import.meta.dir, "../../../../scripts/bench/gpu/synthetic-model.c");
     const compiled = spawnSync("cc", ["-O2", "-o", writer, source], { encoding: "utf8" });
     expect(compiled.stderr).toBe("");
-    for (const [name, shape, args] of [
-      ["micro", { state: 64, heads: 1, layers: 1 }, "64 1 1 1 80 51864"],
-      ["v3-layout", V3_LAYOUT, "64 1 32 4 128 51866"],
+    for (const [preset, args] of [
+      ["micro", "64 1 1 1 80 51864"],
+      ["micro-v3", "64 1 32 4 128 51866"],
     ] as const) {
-      const path = join(dir, `${name}-from-c.bin`);
+      const path = join(dir, `${preset}-from-c.bin`);
       expect(spawnSync(writer, [path, ...args.split(" ")]).status).toBe(0);
-      expect(Buffer.from(readFileSync(path)).equals(Buffer.from(syntheticModelBytes(shape)))).toBe(true);
+      expect(readFileSync(path).equals(readFileSync(syntheticModel(preset)))).toBe(true);
     }
   });
 
