@@ -137,6 +137,33 @@ function cliMs(
   return times[Math.floor(times.length / 2)] ?? Number.NaN;
 }
 
+/** A GPU device's row: svc's time, whisper-cli's (or why there is none), their ratio, × the CPU build. */
+function gpuRow(label: string, svc: Measured, own: number | string, cpuMs: number): (string | number)[] {
+  return [
+    label,
+    fmt(svc.ms, 0),
+    typeof own === "number" ? fmt(own, 0) : own,
+    typeof own === "number" ? fmt(svc.ms / own, 2) : "",
+    fmt(cpuMs / svc.ms, 2),
+  ];
+}
+
+function cudaRow(model: string, wav: string, cpuMs: number): (string | number)[] {
+  if (!existsSync(join(root, "build/whisper", hostPlatform(), "cuda.node"))) {
+    return ["CUDA", "no cuda.node here (needs a CUDA toolkit with cuBLAS at npm install)", "", "", ""];
+  }
+  const svc = inChild("cuda", model);
+  if (typeof svc === "string") return ["CUDA", svc, "", "", ""];
+  // Built only where svc's CUDA build ran: its CMake folder is this machine's then.
+  const cli = whisperCli("cuda");
+  return gpuRow(
+    `CUDA: ${svc.device}`,
+    svc,
+    cli ? cliMs(cli, model, wav, {}) : "whisper-cli not built",
+    cpuMs,
+  );
+}
+
 export async function run(): Promise<void> {
   const model = syntheticModel(shape);
   const work = mkdtempSync(join(tmpdir(), "svc-bench-devices-"));
@@ -167,38 +194,9 @@ export async function run(): Promise<void> {
     const svc = inChild(`vulkan:${device.index}`, model);
     const own = cli ? cliMs(cli, model, wav, env) : "whisper-cli not built";
     const label = `Vulkan ${device.index}: ${device.name} (${device.type}${device.type === "cpu" ? ", never chosen by auto" : ""})`;
-    if (typeof svc === "string") {
-      rows.push([label, svc, "", "", ""]);
-      continue;
-    }
-    rows.push([
-      label,
-      fmt(svc.ms, 0),
-      typeof own === "number" ? fmt(own, 0) : own,
-      typeof own === "number" ? fmt(svc.ms / own, 2) : "",
-      fmt(cpuMs / svc.ms, 2),
-    ]);
+    rows.push(typeof svc === "string" ? [label, svc, "", "", ""] : gpuRow(label, svc, own, cpuMs));
   }
-  if (!wanted("cuda")) {
-    // Not asked for.
-  } else if (existsSync(join(root, "build/whisper", hostPlatform(), "cuda.node"))) {
-    const svc = inChild("cuda", model);
-    if (typeof svc === "string") rows.push(["CUDA", svc, "", "", ""]);
-    else {
-      // Built only where svc's CUDA build ran: its CMake folder is this machine's then.
-      const cudaCli = whisperCli("cuda");
-      const own = cudaCli ? cliMs(cudaCli, model, wav, {}) : "whisper-cli not built";
-      rows.push([
-        `CUDA: ${svc.device}`,
-        fmt(svc.ms, 0),
-        typeof own === "number" ? fmt(own, 0) : own,
-        typeof own === "number" ? fmt(svc.ms / own, 2) : "",
-        fmt(cpuMs / svc.ms, 2),
-      ]);
-    }
-  } else {
-    rows.push(["CUDA", "no cuda.node here (needs a CUDA toolkit with cuBLAS at npm install)", "", "", ""]);
-  }
+  if (wanted("cuda")) rows.push(cudaRow(model, wav, cpuMs));
   console.log(
     `\nwhisper by device (synthetic ${shape}, ${SECONDS} s of speech, audio_ctx ${AUDIO_CTX}, greedy without fallback, ${threads} threads, median of ${runs})`,
   );
