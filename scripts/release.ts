@@ -395,15 +395,11 @@ async function checkCuda(out: string, unpacked: string): Promise<void> {
   const dir = mkdtempSync(join(repo, "build", "release-try-cuda-"));
   try {
     cpSync(join(unpacked, `svc-${pkg.version}-linux-x64`), dir, { recursive: true });
-    const versionLine = (wrap: string[]) => {
-      const said = run([...wrap, "env", "SVC_WHISPER_DEVICE=cuda", join(dir, "svc"), "version"]);
-      return said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
-    };
+    const versionLine = (wrap: string[]) =>
+      whisperLine(run([...wrap, "env", "SVC_WHISPER_DEVICE=cuda", join(dir, "svc"), "version"]));
     const expect = (label: string, line: string, expected: RegExp) => {
       if (!expected.test(line)) throw new Error(`${cudaArchiveName()} on ${label}: ${line}`);
-      console.log(
-        `release: ${cudaArchiveName()} loads on ${label}: ${line.replace(/^.*cannot be used: /, "")}`,
-      );
+      console.log(`release: ${cudaArchiveName()} loads on ${label}: ${whyNot(line)}`);
     };
     expect("this machine", versionLine([]), /libcuda\.so\.1\) is not installed| on CUDA \d/);
     const root = cudaDebianRoot();
@@ -423,19 +419,16 @@ async function checkCuda(out: string, unpacked: string): Promise<void> {
  */
 async function checkImage(archive: string): Promise<void> {
   const id = run(["podman", "pull", "--quiet", `oci-archive:${archive}`]).trim();
-  if (basename(archive) === imageArchiveName("-cuda")) {
-    const said = run(["podman", "run", "--rm", "-e", "SVC_WHISPER_DEVICE=cuda", id, "version"]);
-    const line = said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
-    if (!/libcuda\.so\.1\) is not installed/.test(line)) {
-      Bun.spawnSync(["podman", "rmi", "-f", id]);
-      throw new Error(`${basename(archive)}: ${line}`);
-    }
-    console.log(
-      `release: ${basename(archive)} loads its CUDA build: ${line.replace(/^.*cannot be used: /, "")}`,
-    );
-  }
-  const container = run(["podman", "run", "-d", "--rm", "-p", "127.0.0.1::4649", id]).trim();
+  let container: string | undefined;
   try {
+    if (basename(archive) === imageArchiveName("-cuda")) {
+      const line = whisperLine(
+        run(["podman", "run", "--rm", "-e", "SVC_WHISPER_DEVICE=cuda", id, "version"]),
+      );
+      if (!/libcuda\.so\.1\) is not installed/.test(line)) throw new Error(`${basename(archive)}: ${line}`);
+      console.log(`release: ${basename(archive)} loads its CUDA build: ${whyNot(line)}`);
+    }
+    container = run(["podman", "run", "-d", "--rm", "-p", "127.0.0.1::4649", id]).trim();
     const url = `http://${run(["podman", "port", container, "4649"]).trim()}`;
     let healthy = false;
     for (let attempt = 0; attempt < 100 && !healthy; attempt++) {
@@ -461,10 +454,17 @@ async function checkImage(archive: string): Promise<void> {
       throw new Error(`the image from the archive answered ${answer.status}: ${text}`);
     console.log(`release: ${basename(archive)} transcribes with sphinx`);
   } finally {
-    Bun.spawnSync(["podman", "rm", "-f", container]);
+    if (container) Bun.spawnSync(["podman", "rm", "-f", container]);
     Bun.spawnSync(["podman", "rmi", "-f", id]);
   }
 }
+
+/** The `whisper.cpp:` line of what `svc version` said (all it said, if there is none). */
+const whisperLine = (said: string) =>
+  said.split("\n").find((text) => text.startsWith("whisper.cpp:")) ?? said;
+
+/** A device line's reason alone, after "… cannot be used: ". */
+const whyNot = (line: string) => line.replace(/^.*cannot be used: /, "");
 
 if (import.meta.main) {
   const { values } = parseArgs({
