@@ -27,7 +27,6 @@ import { fmt, table, timedMedian } from "./util.ts";
 const root = resolve(import.meta.dir, "../..");
 const runs = Number(process.env.BENCH_RUNS ?? 3);
 const shape = (process.env.BENCH_SHAPE ?? "base.en") as SyntheticPreset;
-const threads = Math.min(4, availableParallelism());
 /** The rows asked for (BENCH_DEVICES), or every one; the CPU build's row is always measured (the × column). */
 const asked = process.env.BENCH_DEVICES?.split(",").map((name) => name.trim());
 const wanted = (row: string) => !asked || asked.includes(row) || asked.includes(row.replace(/:\d+$/, ""));
@@ -47,20 +46,26 @@ interface Measured {
   ms: number;
   build: string;
   device: string;
+  /** svc's own choice for the device (every core on the CPU, at most 4 beside a GPU): whisper-cli gets the same. */
+  threads: number;
 }
 
 /** In the child: svc's engine on `choice`, its median over the runs, as JSON. */
 async function child(choice: string, model: string): Promise<void> {
   const engine = await createWhisperEngine({
     modelPath: model,
-    threads,
     temperatureIncrement: 0, // one decoding pass, as whisper-cli -nf
     device: parseDeviceChoice(choice),
   });
   const pcm = speech(SECONDS);
   await engine.transcribe(pcm.subarray(0, 16_000)); // warm-up: the GPU's pipelines are made here
   const ms = await timedMedian(runs, () => engine.transcribe(pcm));
-  const measured: Measured = { ms, build: engine.build ?? "?", device: engine.device ?? "CPU" };
+  const measured: Measured = {
+    ms,
+    build: engine.build ?? "?",
+    device: engine.device ?? "CPU",
+    threads: engine.threads,
+  };
   console.log(JSON.stringify(measured));
   await engine.close();
 }
@@ -117,6 +122,7 @@ function cliMs(
   cli: string,
   model: string,
   wav: string,
+  threads: number,
   env: Record<string, string>,
   extra: string[] = [],
 ): number | string {
@@ -159,7 +165,7 @@ function cudaRow(model: string, wav: string, cpuMs: number): (string | number)[]
   return gpuRow(
     `CUDA: ${svc.device}`,
     svc,
-    cli ? cliMs(cli, model, wav, {}) : "whisper-cli not built",
+    cli ? cliMs(cli, model, wav, svc.threads, {}) : "whisper-cli not built",
     cpuMs,
   );
 }
@@ -178,9 +184,14 @@ export async function run(): Promise<void> {
   // whisper-cli on the CPU is 1.9.1's CPU code compiled for x86-64-v2 (the GPU build's CPU part);
   // svc's CPU builds are smart-whisper's 1.6 for this CPU's best level: not the same code, so this
   // ratio is for reading, not a target.
-  const cliCpu = cli ? cliMs(cli, model, wav, {}, ["-ng"]) : "whisper-cli not built";
+  const cliCpu =
+    cli && typeof cpu !== "string"
+      ? cliMs(cli, model, wav, cpu.threads, {}, ["-ng"])
+      : "whisper-cli not built";
   rows.push([
-    typeof cpu === "string" ? `CPU: ${cpu}` : `CPU build ${cpu.build} (whisper-cli: 1.9.1, x86-64-v2)`,
+    typeof cpu === "string"
+      ? `CPU: ${cpu}`
+      : `CPU build ${cpu.build}, ${cpu.threads} threads (whisper-cli: 1.9.1, x86-64-v2)`,
     fmt(cpuMs, 0),
     typeof cliCpu === "number" ? fmt(cliCpu, 0) : cliCpu,
     typeof cliCpu === "number" ? fmt(cpuMs / cliCpu, 2) : "",
@@ -192,13 +203,14 @@ export async function run(): Promise<void> {
       ...(device.type === "cpu" ? cpuTypeSwitches : {}),
     };
     const svc = inChild(`vulkan:${device.index}`, model);
-    const own = cli ? cliMs(cli, model, wav, env) : "whisper-cli not built";
+    const own =
+      cli && typeof svc !== "string" ? cliMs(cli, model, wav, svc.threads, env) : "whisper-cli not built";
     const label = `Vulkan ${device.index}: ${device.name} (${device.type}${device.type === "cpu" ? ", never chosen by auto" : ""})`;
     rows.push(typeof svc === "string" ? [label, svc, "", "", ""] : gpuRow(label, svc, own, cpuMs));
   }
   if (wanted("cuda")) rows.push(cudaRow(model, wav, cpuMs));
   console.log(
-    `\nwhisper by device (synthetic ${shape}, ${SECONDS} s of speech, audio_ctx ${AUDIO_CTX}, greedy without fallback, ${threads} threads, median of ${runs})`,
+    `\nwhisper by device (synthetic ${shape}, ${SECONDS} s of speech, audio_ctx ${AUDIO_CTX}, greedy without fallback, svc's threads for each device and whisper-cli's the same, median of ${runs})`,
   );
   table(rows);
   console.log(
