@@ -176,9 +176,17 @@ export async function run(): Promise<void> {
   const wav = join(work, "clip.wav");
   writeFileSync(wav, encodeWav(speech(SECONDS), 16_000));
   const cli = whisperCli("vulkan");
-  const rows: (string | number)[][] = [
-    ["where", "svc ms", "whisper-cli ms", "svc ÷ whisper-cli", "× CPU build"],
-  ];
+  const header = ["where", "svc ms", "whisper-cli ms", "svc ÷ whisper-cli", "× CPU build"];
+  const rows: (string | number)[][] = [header];
+  // Each row also goes to stderr as it is measured: a run cut short by a time limit (a lent GPU
+  // machine's) keeps what it measured. CUDA comes before Vulkan for that reason: on an NVIDIA card it
+  // is the build auto takes.
+  const add = (row: (string | number)[]) => {
+    rows.push(row);
+    const [where, ...cells] = row;
+    const said = cells.flatMap((cell, at) => (cell === "" ? [] : [`${header[at + 1]} ${cell}`]));
+    console.error(`measured ${where}: ${said.join(", ")}`);
+  };
   const cpu = inChild("cpu", model);
   const cpuMs = typeof cpu === "string" ? Number.NaN : cpu.ms;
   // whisper-cli on the CPU is 1.9.1's CPU code compiled for x86-64-v2 (the GPU build's CPU part);
@@ -188,7 +196,7 @@ export async function run(): Promise<void> {
     cli && typeof cpu !== "string"
       ? cliMs(cli, model, wav, cpu.threads, {}, ["-ng"])
       : "whisper-cli not built";
-  rows.push([
+  add([
     typeof cpu === "string"
       ? `CPU: ${cpu}`
       : `CPU build ${cpu.build}, ${cpu.threads} threads (whisper-cli: 1.9.1, x86-64-v2)`,
@@ -197,6 +205,7 @@ export async function run(): Promise<void> {
     typeof cliCpu === "number" ? fmt(cpuMs / cliCpu, 2) : "",
     "1.00",
   ]);
+  if (wanted("cuda")) add(cudaRow(model, wav, cpuMs));
   for (const device of vulkanDevices().filter((listed) => wanted(`vulkan:${listed.index}`))) {
     const env: Record<string, string> = {
       GGML_VK_VISIBLE_DEVICES: String(device.index),
@@ -206,9 +215,8 @@ export async function run(): Promise<void> {
     const own =
       cli && typeof svc !== "string" ? cliMs(cli, model, wav, svc.threads, env) : "whisper-cli not built";
     const label = `Vulkan ${device.index}: ${device.name} (${device.type}${device.type === "cpu" ? ", never chosen by auto" : ""})`;
-    rows.push(typeof svc === "string" ? [label, svc, "", "", ""] : gpuRow(label, svc, own, cpuMs));
+    add(typeof svc === "string" ? [label, svc, "", "", ""] : gpuRow(label, svc, own, cpuMs));
   }
-  if (wanted("cuda")) rows.push(cudaRow(model, wav, cpuMs));
   console.log(
     `\nwhisper by device (synthetic ${shape}, ${SECONDS} s of speech, audio_ctx ${AUDIO_CTX}, greedy without fallback, svc's threads for each device and whisper-cli's the same, median of ${runs})`,
   );
