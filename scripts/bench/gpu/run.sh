@@ -7,6 +7,13 @@
 #
 #   scripts/bench/gpu/run.sh build   # the builds (time each; re-run continues where it stopped)
 #   scripts/bench/gpu/run.sh bench   # the timings, into $OUT (or ./bench-results/gpu)
+#   scripts/bench/gpu/run.sh svc     # svc itself from build/device-kit (kit.sh packs it): its CUDA
+#                                    # build for this card, `svc version`, then `bun run bench devices`
+#                                    # (BENCH_SHAPE, default large-v3-turbo; BENCH_RUNS) on BUILDS
+#
+# `svc` fits one ten-minute command: the CUDA build stops after CUDA_BUILD_S (400) and the bench after
+# BENCH_S (170), each row of which reaches $OUT/devices.txt as it is measured. Run again at once
+# while the machine is warm and the build continues where it stopped, or is reused.
 #
 # SRC: whisper.cpp's source (default node_modules/nodejs-whisper/cpp/whisper.cpp; carry it).
 # CUDA_ARCH: default "native" (the card in the machine). BUILDS: default "cpu cuda vulkan".
@@ -22,6 +29,11 @@ builds=${BUILDS:-cpu cuda vulkan}
 shape=${SHAPE:-1280 20 32 4 128 51866}
 model=$work/model-${shape// /-}.bin
 wants() { [[ " $builds " == *" $1 "* ]]; }
+unxz() { # an xz file's bytes, unpacked to stdout: xz, else Python's lzma (not every image has xz)
+  if command -v xz >/dev/null; then xz -dc "$1"; else
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$1"
+  fi
+}
 mkdir -p "$work" "$out"
 
 configure() { # name, extra cmake flags...
@@ -73,8 +85,50 @@ bench)
       tee -a "$out/summary.txt"
   done
   ;;
+svc)
+  kit=$root/build/device-kit
+  [ -f "$kit/bun.xz" ] || {
+    echo "run.sh: build/device-kit is missing: run scripts/bench/gpu/kit.sh where npm install ran, and carry it" >&2
+    exit 2
+  }
+  mkdir -p "$kit/bin"
+  unxz "$kit/bun.xz" >"$kit/bin/bun"
+  chmod +x "$kit/bin/bun"
+  unxz "$kit/modules.tar.xz" | tar -x -C "$root"
+  unxz "$kit/builds.tar.xz" | tar -x -C "$root"
+  export PATH="$kit/bin:$PATH"
+  # The Vulkan loader: the machine's own, else the kit's; NVIDIA's Vulkan driver where the loader
+  # would not look for it (the lent machine keeps it under /usr/local/nvidia).
+  if ! ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1 '; then
+    export LD_LIBRARY_PATH="$kit/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+  if [ -f "$icd" ] && [ -z "${VK_DRIVER_FILES:-}" ]; then export VK_DRIVER_FILES=$icd; fi
+  { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || true; } | tee "$out/gpu.txt"
+  if wants cuda; then
+    nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+    if [ -n "$nvcc" ]; then
+      # cuda.node finds the toolkit's runtime (libcudart, libcublas) through the loader's path here;
+      # a release puts them beside it instead.
+      toolkit=$(dirname "$(dirname "$(readlink -f "$nvcc")")")
+      export LD_LIBRARY_PATH="$toolkit/lib64:$toolkit/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+      started=$(date +%s)
+      # shellcheck disable=SC2016
+      SVC_WHISPER_GPU=cuda SVC_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" timeout "${CUDA_BUILD_S:-400}" bun -e '
+        const { buildGpuAddons } = await import("./scripts/whisper-addon.mjs");
+        process.exit((await buildGpuAddons()).cuda ? 0 : 1);' 2>&1 | tee "$out/cuda-build.txt" &&
+        echo "cuda: svc's build made in $(($(date +%s) - started)) s" | tee -a "$out/builds.txt" ||
+        echo "cuda: svc's build failed after $(($(date +%s) - started)) s (cuda-build.txt)" | tee -a "$out/builds.txt"
+    else echo "cuda: no nvcc" | tee -a "$out/builds.txt"; fi
+  fi
+  # What auto chooses here, as a person would see it.
+  bun src/main.ts version 2>&1 | tee "$out/svc-version.txt" || true
+  devices=${BENCH_DEVICES:-${builds// /,}}
+  BENCH_SHAPE=${BENCH_SHAPE:-large-v3-turbo} BENCH_DEVICES=$devices timeout "${BENCH_S:-170}" \
+    bun scripts/bench.ts devices 2>&1 | tee "$out/devices.txt"
+  ;;
 *)
-  echo "usage: $0 build|bench" >&2
+  echo "usage: $0 build|bench|svc" >&2
   exit 2
   ;;
 esac
