@@ -22,10 +22,16 @@ export const describeGpuDevice = (device: GpuDevice): string =>
 const isGpu = (device: GpuDevice) => device.type === "discrete" || device.type === "integrated";
 
 /**
+ * A GPU `auto` passes over: the Raspberry Pi's V3D (Pi 4 and 5, through Mesa's v3dv), a display GPU
+ * whose compute is rated below its own four CPU cores'. A forced `vulkan` takes it.
+ */
+const ratedBelowItsCpu = (device: GpuDevice) => /^V3D\b/.test(device.name);
+
+/**
  * The device `choice` comes to among one GPU build's `devices`, or why none. `auto` takes a
  * discrete GPU, else an integrated one, and only where the model fits its memory: never a CPU-type
- * device such as Mesa's lavapipe, which is slower than the CPU build. A forced API takes any of its
- * devices, GPUs first; `:N` takes device N.
+ * device such as Mesa's lavapipe, which is slower than the CPU build, nor the Raspberry Pi's GPU. A
+ * forced API takes any of its devices, GPUs first; `:N` takes device N.
  */
 export function chooseGpuDevice(
   api: GpuApi,
@@ -49,6 +55,11 @@ export function chooseGpuDevice(
   if (!gpu) {
     return {
       reason: `no discrete or integrated GPU among the ${gpuApiName[api]} devices (${listed})`,
+    };
+  }
+  if (ratedBelowItsCpu(gpu)) {
+    return {
+      reason: `${describeGpuDevice(gpu)} is the Raspberry Pi's GPU, whose compute is rated below its CPU's (SVC_WHISPER_DEVICE=${api} takes it anyway)`,
     };
   }
   // The weights and about a fifth more for the work buffers; a tighter fit fails at load.

@@ -72,6 +72,21 @@ describe("chooseGpuDevice", () => {
     });
   });
 
+  test("auto passes over the Raspberry Pi's V3D, which a forced vulkan still takes", () => {
+    const pi5 = vulkan(0, "V3D 7.1.7", "integrated", 7.9 * GiB);
+    expect(chooseGpuDevice("vulkan", [pi5], { kind: "auto" })).toEqual({
+      reason: expect.stringContaining(
+        "Vulkan 0: V3D 7.1.7 (integrated GPU, 7.9 GiB) is the Raspberry Pi's GPU",
+      ),
+    });
+    expect(chooseGpuDevice("vulkan", [pi5], { kind: "vulkan" })).toEqual({ device: pi5 });
+    // A card beside it (a Pi 5 with a PCIe GPU) is a discrete one, and auto takes it.
+    expect(chooseGpuDevice("vulkan", [pi5, rtx], { kind: "auto" })).toEqual({ device: rtx });
+    // Other boards' integrated GPUs are taken, as an N100's is.
+    const adreno = vulkan(0, "Turnip Adreno (TM) 740", "integrated", 8 * GiB);
+    expect(chooseGpuDevice("vulkan", [adreno], { kind: "auto" })).toEqual({ device: adreno });
+  });
+
   test("auto stays off a GPU the model does not fit, with a fifth more for work buffers", () => {
     expect(chooseGpuDevice("vulkan", [n100], { kind: "auto" }, 7.5 * GiB)).toEqual({
       reason: expect.stringContaining("does not fit Vulkan 1: Intel(R) Graphics (ADL-N)"),
