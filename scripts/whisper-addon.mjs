@@ -225,20 +225,23 @@ async function buildGpu({ platform, dir, wrap, log, level }) {
   for (const api of ["vulkan", "cuda"]) {
     const name = apiName[api];
     const skip = (reason) => log(`svc: no ${name} build of whisper.cpp: ${reason}.`);
+    // CUDA is NVIDIA's x86-64 build only, and needs a toolkit: quietly absent elsewhere.
+    if (api === "cuda" && (platform !== "linux-x64" || (wanted !== "cuda" && !cudaCompiler(wrap)))) continue;
     if (wanted === "off" || (wanted !== "" && wanted !== api)) {
       skip(`SVC_WHISPER_GPU=${wanted}`);
       continue;
     }
-    // CUDA is NVIDIA's x86-64 build only, and needs a toolkit: quietly absent elsewhere.
-    if (api === "cuda" && (platform !== "linux-x64" || (wanted !== "cuda" && !cudaCompiler(wrap)))) continue;
-    if (platform !== hostPlatform()) {
+    // Vulkan cross-compiles between Linux platforms (its shaders are SPIR-V, made by a tool built for
+    // this machine); CUDA is made only where it runs.
+    const cross = platform !== hostPlatform();
+    if (cross && (api === "cuda" || !hostPlatform().startsWith("linux-") || !platform.startsWith("linux-"))) {
       skip(`it is built only on ${platform} itself`);
       continue;
     }
     const cc = compilerFor(platform, "cc", wrap);
     const cxx = compilerFor(platform, "cxx", wrap);
     const base = compileFlags(platform);
-    const result = await buildGpuAddon({ api, platform, dir, cc, cxx, level, base, wrap, log });
+    const result = await buildGpuAddon({ api, platform, cross, dir, cc, cxx, level, base, wrap, log });
     if (result.skipped) skip(result.skipped);
     else built[api] = result.built;
   }

@@ -109,8 +109,20 @@ export function cudaCompiler(wrap = []) {
   return found.status === 0 ? found.stdout.trim().split("\n")[0] : null;
 }
 
-/** Why the `api` build cannot be made here, or null when it can. */
-function missingTools(api, cmake, glslc, cxx, wrap) {
+/** CMake's name for each platform's processor, for a build made on another one. */
+const cmakeProcessor = { "linux-x64": "x86_64", "linux-arm64": "aarch64" };
+
+/** Debian's cross compiler package and architecture name for each platform, for the hints below. */
+const debianCross = {
+  "linux-x64": { compiler: "g++-x86-64-linux-gnu", arch: "amd64" },
+  "linux-arm64": { compiler: "g++-aarch64-linux-gnu", arch: "arm64" },
+};
+
+/**
+ * Why the `api` build cannot be made here, or null when it can. A `cross` build (another platform's,
+ * Vulkan only) also needs that platform's compiler and Vulkan loader to link with.
+ */
+function missingTools({ api, platform, cross, cmake, glslc, cxx, wrap }) {
   const sh = (command) => {
     const argv = [...wrap, "sh", "-c", command];
     return spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
@@ -129,10 +141,18 @@ function missingTools(api, cmake, glslc, cxx, wrap) {
     return null;
   }
   if (sh(`command -v ${glslc}`).status !== 0) return "glslc is missing (apt install glslc)";
+  const debian = debianCross[platform];
+  if (cross && sh(`command -v ${cxx}`).status !== 0)
+    return `the cross compiler ${cxx} is missing (apt install ${debian?.compiler ?? cxx})`;
   const header = (name) => sh(`echo '#include <${name}>' | ${cxx} -x c++ -fsyntax-only -`).status === 0;
   if (!header("vulkan/vulkan.hpp")) return "the Vulkan headers are missing (apt install libvulkan-dev)";
   if (!header("spirv/unified1/spirv.hpp"))
     return "the SPIR-V headers are missing (apt install spirv-headers)";
+  // The compiler answers the bare name when it has no such library for its platform.
+  if (cross && !sh(`${cxx} -print-file-name=libvulkan.so`).stdout?.trim().startsWith("/")) {
+    const arch = debian?.arch ?? platform;
+    return `${platform}'s Vulkan loader to link with is missing (dpkg --add-architecture ${arch}; apt install libvulkan-dev:${arch})`;
+  }
   return null;
 }
 
@@ -199,7 +219,7 @@ function cudaLinkFlags(wrap) {
  * Builds `dir/<api>.node` (`api`: vulkan or cuda) unless one with the same inputs is there. Never
  * throws: answers `{ built }` or `{ skipped: reason }`, and the caller prints the reason in one line.
  */
-export async function buildGpuAddon({ api, platform, dir, cc, cxx, level, base, wrap, log }) {
+export async function buildGpuAddon({ api, platform, cross = false, dir, cc, cxx, level, base, wrap, log }) {
   const cmake = process.env.CMAKE ?? "cmake";
   const glslc = process.env.GLSLC ?? "glslc";
   try {
@@ -211,7 +231,7 @@ export async function buildGpuAddon({ api, platform, dir, cc, cxx, level, base, 
     if (existsSync(target) && existsSync(stampPath) && process.env.SVC_WHISPER_REBUILD !== "1") {
       if (JSON.parse(readFileSync(stampPath, "utf8")).key === key) return { built: target, cached: true };
     }
-    const missing = missingTools(api, cmake, glslc, cxx, wrap);
+    const missing = missingTools({ api, platform, cross, cmake, glslc, cxx, wrap });
     if (missing) return { skipped: missing };
     const started = Date.now();
     log(`svc: building whisper.cpp 1.9.1 with ${apiName[api]} for ${platform}; several minutes`);
@@ -232,6 +252,9 @@ export async function buildGpuAddon({ api, platform, dir, cc, cxx, level, base, 
       `-DCMAKE_CXX_FLAGS=${cpuFlags}`,
       "-DBUILD_SHARED_LIBS=OFF",
       "-DCMAKE_POSITION_INDEPENDENT_CODE=ON",
+      // Another platform's build: CMake then finds that platform's libraries (its Vulkan loader), and
+      // ggml builds its shader generator for this machine.
+      ...(cross ? ["-DCMAKE_SYSTEM_NAME=Linux", `-DCMAKE_SYSTEM_PROCESSOR=${cmakeProcessor[platform]}`] : []),
       ...(api === "vulkan"
         ? ["-DGGML_VULKAN=ON"]
         : [
