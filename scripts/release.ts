@@ -7,11 +7,12 @@
 // and with --cuda: svc-<version>-linux-x64-cuda.tar.gz and svc-<version>-image-cuda.oci.tar.
 //
 // Linux binaries embed whisper.cpp compiled in Debian 11 (glibc 2.31), so they run on Debian 11,
-// Ubuntu 20.04 and everything newer; the binary for the release machine's own platform also embeds
-// the Vulkan build, made in Debian 12 (it loads where glibc is 2.36 or newer, else svc says why and
-// stays on the CPU). Then each download is tried as a person would: the sums verify,
-// the x86-64 binary transcribes on a CPU without AVX (qemu) and on Debian 11's glibc, the arm64 one
-// under qemu, and the image from the archive answers a sphinx dictation.
+// Ubuntu 20.04 and everything newer; they also embed the Vulkan build, made in Debian 12 (it loads
+// where glibc is 2.36 or newer, else svc says why and stays on the CPU): the release machine's own
+// platform's, and arm64's cross-compiled from x86-64. Then each download is tried as a person would:
+// the sums verify, the x86-64 binary transcribes on a CPU without AVX (qemu) and on Debian 11's
+// glibc, the arm64 one under qemu (and loads its Vulkan build there, listing Mesa's lavapipe), and
+// the image from the archive answers a sphinx dictation.
 //
 // Needs root on Debian or Ubuntu with debootstrap, podman, qemu-user-static and zip (the same
 // packages the tests install). Options: --platforms linux-x64,… (a subset), --no-image, --out DIR,
@@ -101,6 +102,31 @@ const gpuDebianRoot = () =>
     "usr/bin/glslc",
     "CMake and the Vulkan headers",
   );
+
+/**
+ * What arm64's Vulkan build needs in the Debian 12 root, through Debian's multiarch: the cross
+ * compiler and arm64's Vulkan loader to link with, and for the check (check()), arm64's Mesa with
+ * lavapipe, which the arm64 binary finds under qemu with the root as its library prefix.
+ */
+function addArm64Vulkan(root: string): void {
+  if (existsSync(join(root, ARM64_LAVAPIPE))) return;
+  console.log("release: arm64's compiler, Vulkan loader and Mesa in the Debian 12 root (once per machine)");
+  const inRoot = (...args: string[]) =>
+    run(["chroot", root, "env", "DEBIAN_FRONTEND=noninteractive", ...args]);
+  inRoot("dpkg", "--add-architecture", "arm64");
+  inRoot("apt-get", "-qq", "update");
+  inRoot(
+    "apt-get",
+    "-qq",
+    "install",
+    "-y",
+    "--no-install-recommends",
+    "g++-aarch64-linux-gnu",
+    "libvulkan-dev:arm64",
+    "mesa-vulkan-drivers:arm64",
+  );
+}
+const ARM64_LAVAPIPE = "usr/share/vulkan/icd.d/lvp_icd.aarch64.json";
 
 /**
  * A Debian 12 root with Debian's CUDA toolkit (11.8, from non-free; its nvcc wants g++ 11), in which
@@ -220,12 +246,25 @@ async function buildArchives(
     // Only the CPU builds here: Debian 11's CMake is too old for a GPU build, made below in Debian 12.
     for (const platform of linux) await buildWhisperAddons({ platform, wrap: ["chroot", root], gpu: false });
   });
-  // The Vulkan build for this machine's own platform (a GPU build is made only on its platform).
+  // The Vulkan builds: this machine's platform, and arm64's cross-compiled from x86-64 (the shaders
+  // are SPIR-V, made by a generator built for this machine). Each must be made: a vulkan.node an
+  // earlier build left would otherwise be embedded.
   const host = linux.filter((platform) => platform === hostPlatform());
-  if (host.length > 0 && process.env.SVC_WHISPER_GPU !== "off") {
+  const vulkan = linux.filter(
+    (platform) =>
+      platform === hostPlatform() || (platform === "linux-arm64" && hostPlatform() === "linux-x64"),
+  );
+  if (vulkan.length > 0 && process.env.SVC_WHISPER_GPU !== "off") {
     const gpuRoot = gpuDebianRoot();
     await withCheckoutIn(gpuRoot, async () => {
-      for (const platform of host) await buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] });
+      if (vulkan.includes("linux-arm64") && hostPlatform() !== "linux-arm64") addArm64Vulkan(gpuRoot);
+      for (const platform of vulkan) {
+        const built = await withEnv({ SVC_WHISPER_GPU: "vulkan" }, () =>
+          buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] }),
+        );
+        if (!built.vulkan)
+          throw new Error(`the Vulkan build for ${platform} was not made (its reason is above)`);
+      }
     });
   }
   let cuda: CudaBuild | undefined;
@@ -380,8 +419,46 @@ async function check(out: string, wanted: Platform[], images: string[], work: st
       rmSync(dir, { recursive: true, force: true });
     }
   }
+  // arm64's Vulkan build is made here by cross-compiling (buildArchives).
+  if (
+    wanted.includes("linux-arm64") &&
+    hostPlatform() === "linux-x64" &&
+    process.env.SVC_WHISPER_GPU !== "off"
+  ) {
+    checkArm64Vulkan(binaryOf("linux-arm64"));
+  }
   if (existsSync(join(out, cudaArchiveName()))) await checkCuda(out, unpacked);
   for (const image of images) await checkImage(image);
+}
+
+/**
+ * arm64's Vulkan build, cross-compiled, loads on arm64: the binary under qemu, with the Debian 12
+ * root as its library prefix (arm64's Vulkan loader and Mesa's lavapipe are there), names lavapipe
+ * among its devices, and auto passes over it as a CPU-type device. (A dictation on that lavapipe
+ * cannot be tried: Mesa 22.3's shader compiler for arm64 aborts on ggml's shaders under qemu, for
+ * whisper.cpp's own whisper-cli as for svc.) The driver is named by its file: the loader cannot read
+ * the folder of drivers through qemu's prefix.
+ */
+function checkArm64Vulkan(binary: string): void {
+  const root = gpuDebianRoot();
+  const line = whisperLine(
+    run([
+      "env",
+      `QEMU_LD_PREFIX=${root}`,
+      `VK_DRIVER_FILES=${join(root, ARM64_LAVAPIPE)}`,
+      "qemu-aarch64-static",
+      "-cpu",
+      "cortex-a72",
+      binary,
+      "version",
+    ]),
+  );
+  if (
+    !/^whisper\.cpp: .*Vulkan: no discrete or integrated GPU among the Vulkan devices \(llvmpipe/.test(line)
+  ) {
+    throw new Error(`${archiveName("linux-arm64")} with arm64's Vulkan loader and lavapipe: ${line}`);
+  }
+  console.log(`release: ${archiveName("linux-arm64")} loads its Vulkan build under qemu: ${line}`);
 }
 
 /**
