@@ -242,8 +242,13 @@ async function buildGpu({ platform, dir, wrap, log, level }) {
     const cxx = compilerFor(platform, "cxx", wrap);
     const base = compileFlags(platform);
     const result = await buildGpuAddon({ api, platform, cross, dir, cc, cxx, level, base, wrap, log });
-    if (result.skipped) skip(result.skipped);
-    else built[api] = result.built;
+    if (!result.skipped) built[api] = result.built;
+    // One made earlier (in the release's root, say) stays, and `bun run build` embeds it: say so.
+    else if (existsSync(path.join(dir, `${api}.node`)))
+      log(
+        `svc: the ${name} build of whisper.cpp was not made again (${result.skipped}); the earlier one stays.`,
+      );
+    else skip(result.skipped);
   }
   return built;
 }
