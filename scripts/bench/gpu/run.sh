@@ -11,8 +11,8 @@
 #                                    # build for this card, `svc version`, then `bun run bench devices`
 #                                    # (BENCH_SHAPE, default large-v3-turbo; BENCH_RUNS) on BUILDS
 #
-# `svc` fits one ten-minute command: the CUDA build stops after CUDA_BUILD_S (400) and the bench after
-# BENCH_S (170), each row of which reaches $OUT/devices.txt as it is measured. Run again at once
+# `svc` fits one ten-minute command: the CUDA build stops after CUDA_BUILD_S (390) and the bench after
+# BENCH_S (180), each row of which reaches $OUT/devices.txt as it is measured. Run again at once
 # while the machine is warm and the build continues where it stopped, or is reused.
 #
 # SRC: whisper.cpp's source (default node_modules/nodejs-whisper/cpp/whisper.cpp; carry it).
@@ -114,17 +114,19 @@ svc)
       export LD_LIBRARY_PATH="$toolkit/lib64:$toolkit/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       started=$(date +%s)
       # shellcheck disable=SC2016
-      SVC_WHISPER_GPU=cuda SVC_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" timeout "${CUDA_BUILD_S:-400}" bun -e '
+      SVC_WHISPER_GPU=cuda SVC_CUDA_ARCHITECTURES="${CUDA_ARCH:-native}" timeout "${CUDA_BUILD_S:-390}" bun -e '
         const { buildGpuAddons } = await import("./scripts/whisper-addon.mjs");
         process.exit((await buildGpuAddons()).cuda ? 0 : 1);' 2>&1 | tee "$out/cuda-build.txt" &&
         echo "cuda: svc's build made in $(($(date +%s) - started)) s" | tee -a "$out/builds.txt" ||
         echo "cuda: svc's build failed after $(($(date +%s) - started)) s (cuda-build.txt)" | tee -a "$out/builds.txt"
+      # timeout stops Bun, not the compilers it started: left running they would skew the CPU row.
+      pkill -f "$root/build/whisper/linux-x64/cuda-cmake" 2>/dev/null || true
     else echo "cuda: no nvcc" | tee -a "$out/builds.txt"; fi
   fi
   # What auto chooses here, as a person would see it.
   bun src/main.ts version 2>&1 | tee "$out/svc-version.txt" || true
   devices=${BENCH_DEVICES:-${builds// /,}}
-  BENCH_SHAPE=${BENCH_SHAPE:-large-v3-turbo} BENCH_DEVICES=$devices timeout "${BENCH_S:-170}" \
+  BENCH_SHAPE=${BENCH_SHAPE:-large-v3-turbo} BENCH_DEVICES=$devices timeout "${BENCH_S:-180}" \
     bun scripts/bench.ts devices 2>&1 | tee "$out/devices.txt"
   ;;
 *)
