@@ -103,6 +103,9 @@ const gpuDebianRoot = () =>
     "CMake and the Vulkan headers",
   );
 
+/** arm64 Mesa's lavapipe driver in the Debian 12 root: addArm64Vulkan installs it, so it marks that done. */
+const ARM64_LAVAPIPE = "usr/share/vulkan/icd.d/lvp_icd.aarch64.json";
+
 /**
  * What arm64's Vulkan build needs in the Debian 12 root, through Debian's multiarch: the cross
  * compiler and arm64's Vulkan loader to link with, and for the check (check()), arm64's Mesa with
@@ -126,7 +129,6 @@ function addArm64Vulkan(root: string): void {
     "mesa-vulkan-drivers:arm64",
   );
 }
-const ARM64_LAVAPIPE = "usr/share/vulkan/icd.d/lvp_icd.aarch64.json";
 
 /**
  * A Debian 12 root with Debian's CUDA toolkit (11.8, from non-free; its nvcc wants g++ 11), in which
