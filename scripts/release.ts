@@ -130,6 +130,10 @@ function addArm64Vulkan(root: string): void {
   );
 }
 
+/** Whether this release cross-compiles arm64's Vulkan build: arm64 asked for, on x86-64, GPU builds on. */
+const crossBuildsArm64Vulkan = (wanted: Platform[]) =>
+  wanted.includes("linux-arm64") && hostPlatform() === "linux-x64" && process.env.SVC_WHISPER_GPU !== "off";
+
 /**
  * A Debian 12 root with Debian's CUDA toolkit (11.8, from non-free; its nvcc wants g++ 11), in which
  * `--cuda` makes the CUDA build. The toolkit brings NVIDIA's driver library too, with no GPU here:
@@ -252,14 +256,12 @@ async function buildArchives(
   // are SPIR-V, made by a generator built for this machine). Each must be made: a vulkan.node an
   // earlier build left would otherwise be embedded.
   const host = linux.filter((platform) => platform === hostPlatform());
-  const vulkan = linux.filter(
-    (platform) =>
-      platform === hostPlatform() || (platform === "linux-arm64" && hostPlatform() === "linux-x64"),
-  );
+  const crossArm64 = crossBuildsArm64Vulkan(linux);
+  const vulkan: Platform[] = crossArm64 ? [...host, "linux-arm64"] : host;
   if (vulkan.length > 0 && process.env.SVC_WHISPER_GPU !== "off") {
     const gpuRoot = gpuDebianRoot();
     await withCheckoutIn(gpuRoot, async () => {
-      if (vulkan.includes("linux-arm64") && hostPlatform() !== "linux-arm64") addArm64Vulkan(gpuRoot);
+      if (crossArm64) addArm64Vulkan(gpuRoot);
       for (const platform of vulkan) {
         const built = await withEnv({ SVC_WHISPER_GPU: "vulkan" }, () =>
           buildGpuAddons({ platform, wrap: ["chroot", gpuRoot] }),
@@ -421,14 +423,7 @@ async function check(out: string, wanted: Platform[], images: string[], work: st
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  // arm64's Vulkan build is made here by cross-compiling (buildArchives).
-  if (
-    wanted.includes("linux-arm64") &&
-    hostPlatform() === "linux-x64" &&
-    process.env.SVC_WHISPER_GPU !== "off"
-  ) {
-    checkArm64Vulkan(binaryOf("linux-arm64"));
-  }
+  if (crossBuildsArm64Vulkan(wanted)) checkArm64Vulkan(binaryOf("linux-arm64"));
   if (existsSync(join(out, cudaArchiveName()))) await checkCuda(out, unpacked);
   for (const image of images) await checkImage(image);
 }
